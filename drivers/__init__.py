@@ -1,0 +1,1 @@
+"""Device layer: transport -> codec -> link -> typed device drivers (no game knowledge)."""

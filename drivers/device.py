@@ -1,0 +1,389 @@
+"""Host-side device drivers: one thread per device turns frames into typed events.
+
+Each driver owns its transport and link, connects by stable path, handshakes,
+delivers events in order onto the controller's queue exactly once, and reconnects
+with backoff after a loss. The controller calls ``commit(event_id)`` once an event
+is durably recorded; only then is it acknowledged to the device, which keeps (and
+after a reconnect replays) every event until then.
+"""
+
+from __future__ import annotations
+
+import queue
+import secrets
+import threading
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import structlog
+
+from drivers import messages as m
+from drivers.errors import (
+    HandshakeRefused,
+    LinkError,
+    LinkLost,
+    MalformedMessage,
+    NotConnected,
+    TransportError,
+)
+from drivers.link import Link, LinkConfig
+from drivers.transport import Transport
+
+log = structlog.get_logger("drivers")
+
+
+@dataclass(frozen=True, slots=True)
+class DriverConfig:
+    link: LinkConfig = field(default_factory=LinkConfig)
+    handshake_timeout: float = 1.0
+    hello_retry: float = 0.2
+    reconnect_min: float = 0.05
+    reconnect_max: float = 2.0
+    refused_retry: float = 5.0  # a refused device is not asked again sooner than this
+
+
+class DeviceDriver:
+    KIND: ClassVar[m.DeviceKind]
+
+    def __init__(
+        self,
+        name: str,
+        transport_factory: Callable[[], Transport],
+        key: bytes,
+        events: queue.Queue[m.Event],
+        approved_firmware: Collection[bytes],
+        *,
+        config: DriverConfig | None = None,
+        resume_after: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.name = name
+        self._factory = transport_factory
+        self._events = events
+        self._approved = frozenset(approved_firmware)
+        self._config = config or DriverConfig()
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._transport: Transport | None = None
+        self._waiting_until = 0.0
+        self._link = Link(
+            is_device=False,
+            device_key=key,
+            write=self._write,
+            config=self._config.link,
+            clock=clock,
+        )
+        self.info: m.DeviceInfo | None = None
+        self._serial: str | None = None
+        self._last_delivered = resume_after
+        self._last_committed = resume_after
+        self.connected = threading.Event()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        if self._thread is not None:
+            raise RuntimeError(f"driver {self.name} already started")
+        self._thread = threading.Thread(target=self._run, name=f"driver-{self.name}", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        transport = self._transport
+        if transport is not None:
+            transport.wake()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    @property
+    def link_stats(self) -> dict[str, int]:
+        with self._lock:
+            s = self._link.stats
+            return {k: getattr(s, k) for k in s.__slots__}
+
+    # ------------------------------------------------------------------ controller API
+
+    def commit(self, event_id: int) -> None:
+        """Every event up to ``event_id`` is durably recorded: the device may forget them."""
+        with self._lock:
+            if self._last_committed is not None and event_id <= self._last_committed:
+                return
+            self._last_committed = event_id
+            if self._link.established:
+                try:
+                    self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(event_id))
+                except (LinkError, TransportError):
+                    return  # resent after the next handshake
+        self._wake_if_due()
+
+    def _command(self, mtype: m.MsgType, payload: bytes = b"") -> None:
+        with self._lock:
+            if not self._link.established:
+                raise NotConnected(f"{self.name} is not connected")
+            try:
+                self._link.send(mtype, payload)
+            except (LinkError, TransportError) as exc:
+                raise NotConnected(f"{self.name}: {exc}") from None
+        self._wake_if_due()
+
+    def request_status(self) -> None:
+        """Ask for a STATUS reply; it arrives on the event queue as a Status."""
+        self._command(m.MsgType.STATUS_REQUEST)
+
+    # ------------------------------------------------------------------ I/O thread
+
+    def _write(self, data: bytes) -> None:
+        transport = self._transport
+        if transport is None:
+            raise NotConnected(f"{self.name} is not connected")
+        transport.write(data)
+
+    def _wake_if_due(self) -> None:
+        transport = self._transport
+        if transport is None:
+            return
+        with self._lock:
+            due = self._link.next_deadline() < self._waiting_until
+        if due:
+            transport.wake()
+
+    def _emit(self, event: m.Event) -> None:
+        self._events.put(event)
+
+    def _run(self) -> None:
+        cfg = self._config
+        backoff = cfg.reconnect_min
+        last_unavailable: str | None = None
+        while not self._stop.is_set():
+            transport = self._factory()
+            try:
+                transport.open()
+            except TransportError as exc:
+                reason = str(exc)
+                if reason != last_unavailable:
+                    log.warning("device_unavailable", device=self.name, reason=reason)
+                    self._emit(m.DeviceUnavailable(self.name, None, reason))
+                    last_unavailable = reason
+                self._stop.wait(backoff)
+                backoff = min(backoff * 2, cfg.reconnect_max)
+                continue
+            last_unavailable = None
+            try:
+                self._session(transport)
+            except HandshakeRefused as exc:
+                log.error(
+                    "handshake_refused", device=self.name, reason=exc.reason, detail=exc.detail
+                )
+                self._emit(m.DeviceRefused(self.name, None, exc.reason, exc.detail))
+                self._stop.wait(cfg.refused_retry)
+            except (TransportError, LinkError) as exc:
+                was_connected = self.connected.is_set()
+                with self._lock:
+                    dump = self._link.dump_debug()
+                log.warning("device_lost", device=self.name, reason=str(exc))
+                log.info("link_debug_dump", device=self.name, frames=dump[-32:])
+                if was_connected:
+                    self._emit(m.DeviceLost(self.name, None, str(exc)))
+                    backoff = cfg.reconnect_min
+                else:
+                    self._stop.wait(backoff)
+                    backoff = min(backoff * 2, cfg.reconnect_max)
+            finally:
+                self.connected.clear()
+                with self._lock:
+                    self._link.reset()
+                    self._transport = None
+                transport.close()
+
+    def _session(self, transport: Transport) -> None:
+        with self._lock:
+            self._link.reset()
+            self._transport = transport
+        info = self._handshake(transport)
+        self._on_connected(info)
+        link = self._link
+        while not self._stop.is_set():
+            with self._lock:
+                deadline = link.next_deadline()
+                self._waiting_until = deadline
+            data = transport.read(4096, deadline)
+            with self._lock:
+                msgs = link.receive(data) if data else []
+                msgs += link.poll()
+                tamper = link.take_tamper()
+            if tamper is not None:
+                log.error("link_tamper", device=self.name, failures=tamper)
+                self._emit(m.LinkTamper(self.name, None, tamper))
+            for mtype, payload in msgs:
+                self._dispatch(mtype, payload)
+
+    def _handshake(self, transport: Transport) -> m.DeviceInfo:
+        cfg = self._config
+        nonce = secrets.token_bytes(m.NONCE_LEN)
+        hello = m.Hello(m.PROTOCOL_VERSION, m.PROTOCOL_VERSION, self.KIND, nonce).encode()
+        deadline = self._clock() + cfg.handshake_timeout
+        next_hello = 0.0
+        while not self._stop.is_set():
+            now = self._clock()
+            if now >= deadline:
+                raise LinkLost(f"no answer to HELLO within {cfg.handshake_timeout:.2f} s")
+            if now >= next_hello:
+                with self._lock:
+                    self._link.send_handshake(m.MsgType.HELLO, hello)
+                next_hello = now + cfg.hello_retry
+            data = transport.read(4096, min(deadline, next_hello))
+            with self._lock:
+                msgs = self._link.receive(data) if data else []
+            for mtype, payload in msgs:
+                if mtype == m.MsgType.HELLO_REPLY:
+                    return self._check_reply(nonce, payload)
+        raise LinkLost("stopped")
+
+    def _check_reply(self, host_nonce: bytes, payload: bytes) -> m.DeviceInfo:
+        try:
+            info = m.DeviceInfo.decode(payload)
+        except MalformedMessage as exc:
+            raise LinkLost(f"unreadable HELLO_REPLY: {exc}") from None
+        refusal: tuple[m.RefusalReason, str] | None = None
+        if info.kind != self.KIND:
+            try:
+                found = m.DeviceKind(info.kind).label
+            except ValueError:
+                found = f"unknown kind {info.kind}"
+            refusal = (
+                m.RefusalReason.WRONG_KIND,
+                f"expected a {self.KIND.label} on {self.name}, found a {found}",
+            )
+        elif info.protocol_version != m.PROTOCOL_VERSION:
+            refusal = (
+                m.RefusalReason.PROTOCOL_VERSION,
+                f"device speaks protocol {info.protocol_version}, "
+                f"controller speaks {m.PROTOCOL_VERSION}",
+            )
+        elif info.firmware_hash not in self._approved:
+            refusal = (
+                m.RefusalReason.FIRMWARE_NOT_APPROVED,
+                f"firmware {info.firmware_version} hash {info.firmware_hash.hex()[:16]}... "
+                "is not on the approved list",
+            )
+        if refusal is not None:
+            with self._lock:
+                self._link.send_handshake(m.MsgType.REFUSED, bytes((refusal[0],)))
+            raise HandshakeRefused(refusal[0].name.lower(), refusal[1])
+        with self._lock:
+            self._link.establish(host_nonce, info.device_nonce)
+        return info
+
+    def _on_connected(self, info: m.DeviceInfo) -> None:
+        if self._serial is not None and info.serial != self._serial:
+            # Another unit: its event ids are its own.
+            self._last_delivered = self._last_committed = None
+        self._serial = info.serial
+        last = self._last_delivered
+        if last is not None:
+            if info.oldest_unacked > last + 1:
+                self._gap(last + 1, info.oldest_unacked)
+            elif info.next_event_id <= last:
+                self._gap(last + 1, info.next_event_id)
+                self._last_delivered = self._last_committed = info.next_event_id - 1
+        self.info = info
+        self.connected.set()
+        log.info(
+            "device_connected",
+            device=self.name,
+            kind=m.DeviceKind(info.kind).label,
+            model=info.model,
+            serial=info.serial,
+            firmware=info.firmware_version,
+        )
+        self._emit(
+            m.DeviceConnected(
+                self.name,
+                None,
+                m.DeviceKind(info.kind).label,
+                info.model,
+                info.serial,
+                info.firmware_version,
+            )
+        )
+        with self._lock:
+            if self._last_committed is not None:
+                self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(self._last_committed))
+
+    def _gap(self, expected: int, got: int) -> None:
+        log.error("event_gap", device=self.name, expected=expected, got=got)
+        self._emit(m.EventGap(self.name, None, expected, got))
+
+    def _dispatch(self, mtype: int, payload: bytes) -> None:
+        if mtype in m.EVENT_TYPES[self.KIND]:
+            try:
+                event_id, body = m.split_event(payload)
+            except MalformedMessage as exc:
+                self._malformed(None, mtype, str(exc))
+                return
+            last = self._last_delivered
+            if last is not None and event_id <= last:
+                return  # replayed after a reconnect: delivered already
+            if last is not None and event_id != last + 1:
+                self._gap(last + 1, event_id)
+            self._last_delivered = event_id
+            try:
+                event = m.decode_event(self.name, event_id, mtype, body)
+            except MalformedMessage as exc:
+                self._malformed(event_id, mtype, str(exc))
+                return
+            self._emit(event)
+        elif mtype == m.MsgType.STATUS:
+            try:
+                self._emit(m.decode_status(self.name, payload))
+            except MalformedMessage as exc:
+                self._malformed(None, mtype, str(exc))
+        else:
+            self._malformed(None, mtype, "message type not expected from this device")
+
+    def _malformed(self, event_id: int | None, mtype: int, reason: str) -> None:
+        log.warning("malformed_event", device=self.name, msg_type=mtype, reason=reason)
+        self._emit(m.MalformedEvent(self.name, event_id, mtype, reason))
+
+
+class ShoeDriver(DeviceDriver):
+    KIND = m.DeviceKind.SHOE
+
+    def display(self, text: str) -> None:
+        """Show a prompt on the shoe's display (e.g. "BANKER DRAWS")."""
+        raw = text.encode("utf-8")
+        if not text.isprintable() or len(raw) > m.DISPLAY_MAX:
+            raise ValueError(f"display text must be printable and at most {m.DISPLAY_MAX} bytes")
+        self._command(m.MsgType.DISPLAY, raw)
+
+
+class ReaderDriver(DeviceDriver):
+    KIND = m.DeviceKind.READER
+
+    def arm(self, target: m.PeekTarget) -> None:
+        """Allow one peek for ``target`` (the controller arms only when the up card permits it)."""
+        self._command(m.MsgType.ARM, bytes((target,)))
+
+    def disarm(self) -> None:
+        self._command(m.MsgType.DISARM)
+
+    def self_test(self) -> None:
+        self._command(m.MsgType.SELF_TEST)
+
+
+class ShufflerDriver(DeviceDriver):
+    KIND = m.DeviceKind.SHUFFLER
+
+    def start_shuffle(self) -> None:
+        self._command(m.MsgType.START_SHUFFLE)
+
+
+DRIVERS: dict[m.DeviceKind, type[DeviceDriver]] = {
+    m.DeviceKind.SHOE: ShoeDriver,
+    m.DeviceKind.READER: ReaderDriver,
+    m.DeviceKind.SHUFFLER: ShufflerDriver,
+}

@@ -1,0 +1,43 @@
+"""Per-device link keys: a file of 64 hexadecimal digits (32 bytes), readable by tablectl only."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+
+from drivers.errors import TablectlError
+
+
+class KeyFileError(TablectlError):
+    pass
+
+
+def load_key(path: str) -> bytes:
+    """The key in ``path``; KeyFileError with a one-line reason otherwise."""
+    try:
+        with open(path, encoding="ascii") as fh:
+            text = fh.read().strip()
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise KeyFileError(f"key file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KeyFileError(f"key file {path} cannot be read: {exc}") from None
+    if mode & (stat.S_IRWXG | stat.S_IRWXO) & ~stat.S_IRGRP:
+        raise KeyFileError(f"key file {path} is open to other users (chmod 0400 or 0440)")
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        raise KeyFileError(f"key file {path} must hold 64 hexadecimal digits") from None
+    if len(key) != 32:
+        raise KeyFileError(f"key file {path} must hold 64 hexadecimal digits, not {len(text)}")
+    return key
+
+
+def write_key(path: str, key: bytes | None = None) -> bytes:
+    """Create a new key file (mode 0400); refuses to overwrite an existing one."""
+    key = key if key is not None else secrets.token_bytes(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(key.hex() + "\n")
+    return key

@@ -1,0 +1,224 @@
+"""Transports: one small interface over serial ports, USB (drivers.usb) and memory.
+
+``read`` never blocks past its monotonic deadline and returns early when ``wake`` is
+called from another thread. Backend errors become drivers.errors exceptions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import select
+import threading
+import time
+from collections import deque
+from typing import Protocol
+
+import serial
+
+from drivers.errors import (
+    DeviceGone,
+    PortBusy,
+    PortNotFound,
+    TransportError,
+    TransportIOError,
+    TransportTimeout,
+)
+
+
+class Transport(Protocol):
+    name: str
+
+    def open(self) -> None: ...
+
+    def read(self, max_bytes: int, deadline: float) -> bytes:
+        """Bytes available now, or waits until ``deadline``/``wake``; b"" when none came."""
+        ...
+
+    def write(self, data: bytes) -> None: ...
+
+    def wake(self) -> None:
+        """Make a ``read`` blocked in another thread return now."""
+        ...
+
+    def close(self) -> None: ...
+
+
+_GONE_ERRNOS = frozenset({errno.EIO, errno.ENXIO, errno.ENODEV, errno.EBADF, errno.EPIPE})
+
+
+class SerialTransport:
+    """A serial port by stable path (udev symlink, /dev/serial/by-id/...), opened exclusively."""
+
+    def __init__(self, path: str, baudrate: int = 115200, write_timeout: float = 1.0) -> None:
+        self.name = path
+        self._path = path
+        self._baudrate = baudrate
+        self._write_timeout = write_timeout
+        self._port: serial.Serial | None = None
+        self._fd = -1
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+
+    def open(self) -> None:
+        if not os.path.exists(self._path):
+            raise PortNotFound(f"{self._path} does not exist")
+        try:
+            port = serial.serial_for_url(
+                self._path,
+                baudrate=self._baudrate,
+                timeout=0,
+                write_timeout=self._write_timeout,
+                exclusive=True,
+                do_not_open=True,
+            )
+            port.open()
+        except serial.SerialException as exc:
+            text = str(exc)
+            if "exclusively lock" in text or "Resource temporarily unavailable" in text:
+                raise PortBusy(f"{self._path} is in use by another process") from None
+            if getattr(exc, "errno", None) == errno.ENOENT:
+                raise PortNotFound(f"{self._path} does not exist") from None
+            raise TransportIOError(f"{self._path}: {text}") from None
+        except OSError as exc:
+            raise TransportIOError(f"{self._path}: {exc.strerror or exc}") from None
+        self._port = port
+        self._fd = port.fileno()
+
+    def read(self, max_bytes: int, deadline: float) -> bytes:
+        if self._port is None:
+            raise DeviceGone(f"{self._path} is not open")
+        timeout = max(0.0, deadline - time.monotonic())
+        try:
+            ready, _, _ = select.select([self._fd, self._wake_r], [], [], timeout)
+        except (OSError, ValueError) as exc:
+            raise DeviceGone(f"{self._path}: {exc}") from None
+        if self._wake_r in ready:
+            self._drain_wake()
+        if self._fd not in ready:
+            return b""
+        try:
+            data = os.read(self._fd, max_bytes)
+        except BlockingIOError:
+            return b""
+        except OSError as exc:
+            if exc.errno in _GONE_ERRNOS:
+                raise DeviceGone(f"{self._path}: {exc.strerror}") from None
+            raise TransportIOError(f"{self._path}: {exc.strerror}") from None
+        if not data:
+            raise DeviceGone(f"{self._path}: end of file")
+        return data
+
+    def write(self, data: bytes) -> None:
+        if self._port is None:
+            raise DeviceGone(f"{self._path} is not open")
+        try:
+            self._port.write(data)
+        except serial.SerialTimeoutException:
+            raise TransportTimeout(f"{self._path}: write timed out") from None
+        except serial.SerialException as exc:
+            raise DeviceGone(f"{self._path}: {exc}") from None
+        except OSError as exc:
+            if exc.errno in _GONE_ERRNOS:
+                raise DeviceGone(f"{self._path}: {exc.strerror}") from None
+            raise TransportIOError(f"{self._path}: {exc.strerror}") from None
+
+    def wake(self) -> None:
+        with contextlib.suppress(BlockingIOError):  # a wake is already pending
+            os.write(self._wake_w, b"\x00")
+
+    def _drain_wake(self) -> None:
+        try:
+            while os.read(self._wake_r, 64):
+                pass
+        except BlockingIOError:
+            pass
+
+    def close(self) -> None:
+        port, self._port = self._port, None
+        self._fd = -1
+        if port is not None:
+            # The device may be gone already; there is nothing left to release then.
+            with contextlib.suppress(serial.SerialException, OSError):
+                port.close()
+
+    def __del__(self) -> None:
+        for fd in (self._wake_r, self._wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+class MemoryPipe:
+    """One direction of an in-memory link."""
+
+    def __init__(self) -> None:
+        self.chunks: deque[bytes] = deque()
+        self.cond = threading.Condition()
+        self.closed = False
+
+
+class MemoryTransport:
+    """In-memory transport; ``pair()`` makes two connected ends (for unit tests)."""
+
+    def __init__(self, name: str, rx: MemoryPipe, tx: MemoryPipe) -> None:
+        self.name = name
+        self._rx = rx
+        self._tx = tx
+        self._woken = False
+        self.written: list[bytes] = []  # every write, in order, for byte-exact tests
+
+    @classmethod
+    def pair(cls, name: str = "memory") -> tuple[MemoryTransport, MemoryTransport]:
+        a_to_b, b_to_a = MemoryPipe(), MemoryPipe()
+        return cls(f"{name}:host", b_to_a, a_to_b), cls(f"{name}:device", a_to_b, b_to_a)
+
+    def open(self) -> None:
+        if self._rx.closed or self._tx.closed:
+            raise DeviceGone(f"{self.name} is closed")
+
+    def read(self, max_bytes: int, deadline: float) -> bytes:
+        rx = self._rx
+        with rx.cond:
+            while not rx.chunks and not rx.closed and not self._woken:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return b""
+                rx.cond.wait(remaining)
+            self._woken = False
+            if not rx.chunks:
+                if rx.closed:
+                    raise DeviceGone(f"{self.name}: peer closed")
+                return b""
+            out = bytearray()
+            while rx.chunks and len(out) < max_bytes:
+                chunk = rx.chunks.popleft()
+                take = max_bytes - len(out)
+                out += chunk[:take]
+                if len(chunk) > take:
+                    rx.chunks.appendleft(chunk[take:])
+            return bytes(out)
+
+    def write(self, data: bytes) -> None:
+        tx = self._tx
+        with tx.cond:
+            if tx.closed:
+                raise DeviceGone(f"{self.name}: peer closed")
+            self.written.append(bytes(data))
+            tx.chunks.append(bytes(data))
+            tx.cond.notify_all()
+
+    def wake(self) -> None:
+        with self._rx.cond:
+            self._woken = True
+            self._rx.cond.notify_all()
+
+    def close(self) -> None:
+        for pipe in (self._rx, self._tx):
+            with pipe.cond:
+                pipe.closed = True
+                pipe.cond.notify_all()
+
+
+__all__ = ["MemoryTransport", "SerialTransport", "Transport", "TransportError"]

@@ -1,0 +1,1 @@
+"""Simulated device firmware speaking the controller's wire protocol over pseudo-terminals."""

@@ -1,0 +1,143 @@
+"""The device side of the protocol, sans I/O: handshake answers, the event backlog
+kept until the host acknowledges it, and replay after a reconnect."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from drivers import messages as m
+from drivers.errors import LinkLost, MalformedMessage
+from drivers.link import Link, LinkConfig
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    kind: m.DeviceKind
+    model: str
+    serial: str
+    firmware_version: str
+    protocol_version: int = m.PROTOCOL_VERSION
+
+    @property
+    def firmware_hash(self) -> bytes:
+        return firmware_hash(self.kind, self.model, self.firmware_version)
+
+
+def firmware_hash(kind: m.DeviceKind, model: str, version: str) -> bytes:
+    """SHA-256 standing in for the hash of a simulated firmware image."""
+    return hashlib.sha256(f"tablectl-sim|{kind.label}|{model}|{version}".encode()).digest()
+
+
+class DeviceEndpoint:
+    """What a device's firmware runs on top of its serial port."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        key: bytes,
+        write: Callable[[bytes], None],
+        on_command: Callable[[int, bytes], None],
+        *,
+        config: LinkConfig | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        backlog_limit: int = 4096,
+    ) -> None:
+        self.identity = identity
+        self._on_command = on_command
+        self.link = Link(
+            is_device=True,
+            device_key=key,
+            write=write,
+            config=config or LinkConfig(max_pending=backlog_limit + 64),
+            clock=clock,
+        )
+        self.next_event_id = 1
+        self.backlog: deque[tuple[int, int, bytes]] = deque()
+        self.backlog_limit = backlog_limit
+        self.refused: str | None = None
+        self.sessions = 0
+
+    @property
+    def established(self) -> bool:
+        return self.link.established
+
+    @property
+    def backlog_full(self) -> bool:
+        return len(self.backlog) >= self.backlog_limit
+
+    def emit(self, mtype: m.MsgType, body: bytes = b"") -> int:
+        """Record a new event (kept until acknowledged) and send it if connected."""
+        event_id = self.next_event_id
+        self.next_event_id += 1
+        payload = m.encode_event_payload(event_id, body)
+        self.backlog.append((event_id, mtype, payload))
+        if self.link.established:
+            self.link.send(mtype, payload)
+        return event_id
+
+    def reply(self, mtype: m.MsgType, payload: bytes) -> None:
+        if self.link.established:
+            self.link.send(mtype, payload)
+
+    def receive(self, data: bytes) -> None:
+        for mtype, payload in self.link.receive(data):
+            self._handle(mtype, payload)
+
+    def poll(self) -> None:
+        try:
+            msgs = self.link.poll()
+        except LinkLost:
+            self.link.reset()  # wait for the host's next HELLO
+            return
+        for mtype, payload in msgs:
+            self._handle(mtype, payload)
+
+    def drop_session(self) -> None:
+        self.link.reset()
+
+    def _handle(self, mtype: int, payload: bytes) -> None:
+        if mtype == m.MsgType.HELLO:
+            self._answer_hello(payload)
+        elif mtype == m.MsgType.REFUSED:
+            self.refused = m.RefusalReason(payload[0]).name if payload else "unknown"
+            self.link.reset()
+        elif mtype == m.MsgType.EVENT_ACK:
+            try:
+                acked = m.decode_event_ack(payload)
+            except MalformedMessage:
+                return
+            while self.backlog and self.backlog[0][0] <= acked:
+                self.backlog.popleft()
+        elif mtype not in m.CONTROL_TYPES:
+            self._on_command(mtype, payload)
+
+    def _answer_hello(self, payload: bytes) -> None:
+        try:
+            hello = m.Hello.decode(payload)
+        except MalformedMessage:
+            return
+        ident = self.identity
+        nonce = secrets.token_bytes(m.NONCE_LEN)
+        oldest = self.backlog[0][0] if self.backlog else self.next_event_id
+        info = m.DeviceInfo(
+            protocol_version=ident.protocol_version,
+            kind=ident.kind,
+            model=ident.model,
+            serial=ident.serial,
+            firmware_version=ident.firmware_version,
+            firmware_hash=ident.firmware_hash,
+            device_nonce=nonce,
+            next_event_id=self.next_event_id,
+            oldest_unacked=oldest,
+        )
+        self.link.send_handshake(m.MsgType.HELLO_REPLY, info.encode())
+        self.link.establish(hello.host_nonce, nonce)
+        self.refused = None
+        self.sessions += 1
+        for _event_id, mtype, event_payload in self.backlog:
+            self.link.send(mtype, event_payload)
