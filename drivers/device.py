@@ -9,13 +9,12 @@ after a reconnect replays) every event until then.
 
 from __future__ import annotations
 
-import queue
 import secrets
 import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 import structlog
 
@@ -32,6 +31,12 @@ from drivers.link import Link, LinkConfig
 from drivers.transport import Transport
 
 log = structlog.get_logger("drivers")
+
+
+class EventSink(Protocol):
+    """Where a driver puts its events: queue.Queue or the faster queue.SimpleQueue."""
+
+    def put(self, item: m.Event, block: bool = True, timeout: float | None = None) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +57,7 @@ class DeviceDriver:
         name: str,
         transport_factory: Callable[[], Transport],
         key: bytes,
-        events: queue.Queue[m.Event],
+        events: EventSink,
         approved_firmware: Collection[bytes],
         *,
         config: DriverConfig | None = None,
@@ -113,12 +118,13 @@ class DeviceDriver:
             if self._last_committed is not None and event_id <= self._last_committed:
                 return
             self._last_committed = event_id
-            if self._link.established:
-                try:
-                    self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(event_id))
-                except (LinkError, TransportError):
-                    return  # resent after the next handshake
-        self._wake_if_due()
+            if not self._link.established:
+                return  # sent after the next handshake
+            try:
+                self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(event_id))
+            except (LinkError, TransportError):
+                return  # sent after the next handshake
+            self._wake_if_due()
 
     def _command(self, mtype: m.MsgType, payload: bytes = b"") -> None:
         with self._lock:
@@ -128,7 +134,7 @@ class DeviceDriver:
                 self._link.send(mtype, payload)
             except (LinkError, TransportError) as exc:
                 raise NotConnected(f"{self.name}: {exc}") from None
-        self._wake_if_due()
+            self._wake_if_due()
 
     def request_status(self) -> None:
         """Ask for a STATUS reply; it arrives on the event queue as a Status."""
@@ -143,12 +149,14 @@ class DeviceDriver:
         transport.write(data)
 
     def _wake_if_due(self) -> None:
+        """Called with the lock held after a send. Wake the I/O thread only when the new
+        deadline (a retransmit timer) is much earlier than the one it sleeps on; an
+        incoming frame wakes it soon enough otherwise."""
         transport = self._transport
-        if transport is None:
-            return
-        with self._lock:
-            due = self._link.next_deadline() < self._waiting_until
-        if due:
+        if (
+            transport is not None
+            and self._link.next_deadline() < self._waiting_until - self._config.link.rto_min
+        ):
             transport.wake()
 
     def _emit(self, event: m.Event) -> None:
@@ -206,15 +214,15 @@ class DeviceDriver:
         info = self._handshake(transport)
         self._on_connected(info)
         link = self._link
+        with self._lock:
+            self._waiting_until = link.next_deadline()
         while not self._stop.is_set():
-            with self._lock:
-                deadline = link.next_deadline()
-                self._waiting_until = deadline
-            data = transport.read(4096, deadline)
+            data = transport.read(4096, self._waiting_until)
             with self._lock:
                 msgs = link.receive(data) if data else []
                 msgs += link.poll()
                 tamper = link.take_tamper()
+                self._waiting_until = link.next_deadline()
             if tamper is not None:
                 log.error("link_tamper", device=self.name, failures=tamper)
                 self._emit(m.LinkTamper(self.name, None, tamper))

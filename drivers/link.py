@@ -32,10 +32,11 @@ class LinkConfig:
     link_timeout: float = 1.0  # a link with no valid frame for this long is lost
     rto_initial: float = 0.1
     rto_min: float = 0.01
-    rto_max: float = 0.5
+    rto_max: float = 0.25  # at most a heartbeat interval: a retransmitting side is still heard
     tamper_threshold: int = 5  # authentication failures ...
     tamper_window: float = 10.0  # ... within this many seconds raise a tamper fault
     stale_after: float = 0.05  # a partial frame with no new byte for this long is dropped
+    ack_delay: float = 0.002  # a lone ACK waits this long for a frame to ride on
 
     @property
     def heartbeat_interval(self) -> float:
@@ -46,6 +47,8 @@ class LinkConfig:
             raise ValueError("window must be 1..64")
         if self.link_timeout <= 0 or not 0 < self.rto_min <= self.rto_initial <= self.rto_max:
             raise ValueError("timeouts must be positive and rto_min <= rto_initial <= rto_max")
+        if not 0 <= self.ack_delay < self.rto_min:
+            raise ValueError("ack_delay must be below rto_min, or the peer retransmits needlessly")
 
 
 @dataclass(slots=True)
@@ -72,17 +75,6 @@ class _Outgoing:
     retransmitted: bool = False
 
 
-@dataclass(slots=True)
-class _Trace:
-    at: float
-    direction: str
-    mtype: int
-    seq: int
-    ack: int
-    length: int
-    verdict: str
-
-
 def mac(key: bytes, message: bytes) -> bytes:
     return hmac.digest(key, message, "sha256")[: codec.MAC_LEN]
 
@@ -100,7 +92,8 @@ class Link:
             raise ValueError("a device key must be at least 16 bytes")
         self.stats = LinkStats()
         self._decoder = codec.Decoder()
-        self._ring: deque[_Trace] = deque(maxlen=128)
+        # (time, direction, type, seq, ack, length, verdict): headers only
+        self._ring: deque[tuple[float, str, int, int, int, int, str]] = deque(maxlen=128)
         self._my_dir = b"D" if self.is_device else b"H"
         self._peer_dir = b"H" if self.is_device else b"D"
         self._flags = codec.FLAG_FROM_DEVICE if self.is_device else 0
@@ -124,6 +117,8 @@ class Link:
         self._rttvar = 0.0
         self._rto_deadline: float | None = None
         self._nak_for: int | None = None
+        self._ack_due: float | None = None
+        self._rx_unacked = 0
         self._last_gbn = -1.0
         self._hb_out = 0
         self._hb_in = -1
@@ -192,9 +187,12 @@ class Link:
 
     def _emit(self, signed: bytes, tag: bytes, mtype: int, seq: int, ack: int) -> None:
         frame = codec.assemble(signed, tag)
+        if self.established:
+            self._ack_due = None  # this frame's ACK field acknowledges everything received
+            self._rx_unacked = 0
         self._last_tx = self.clock()
         self.stats.frames_tx += 1
-        self._ring.append(_Trace(self._last_tx, "tx", mtype, seq, ack, len(frame), "sent"))
+        self._ring.append((self._last_tx, "tx", mtype, seq, ack, len(frame), "sent"))
         self.write(frame)
 
     def send_nak(self) -> None:
@@ -224,17 +222,21 @@ class Link:
         now = self.clock()
         self.stats.garbage_bytes = self._decoder.garbage_bytes
         out: list[tuple[int, bytes]] = []
-        need_ack = False
+        ack_now = False
         if skipped and self.established:
             self.send_nak()
         for f in frames:
             self.stats.frames_rx += 1
             verdict = self._accept(f, now, out)
-            if verdict in ("data", "duplicate"):
-                need_ack = True
+            if verdict == "data":
+                self._rx_unacked += 1
+                if self._ack_due is None:
+                    self._ack_due = now + self.config.ack_delay
+            elif verdict == "duplicate":
+                ack_now = True  # the peer is retransmitting: our ACK was lost
             length = len(f.signed) + codec.MAC_LEN + codec.CRC_LEN + 1
-            self._ring.append(_Trace(now, "rx", f.type, f.seq, f.ack, length, verdict))
-        if need_ack:
+            self._ring.append((now, "rx", f.type, f.seq, f.ack, length, verdict))
+        if ack_now or self._rx_unacked >= max(1, self.config.window // 2):
             self._send_control(MsgType.ACK)
         return out
 
@@ -352,6 +354,8 @@ class Link:
             return out
         if now - self._last_rx >= self.config.link_timeout:
             raise LinkLost(f"no valid frame for {now - self._last_rx:.3f} s")
+        if self._ack_due is not None and now >= self._ack_due:
+            self._send_control(MsgType.ACK)
         if self._rto_deadline is not None and now >= self._rto_deadline and self._inflight:
             self._rto = min(self.config.rto_max, self._rto * 2)
             self._go_back(now)
@@ -369,6 +373,8 @@ class Link:
         if self.established:
             candidates.append(self._last_rx + cfg.link_timeout)
             candidates.append(self._last_tx + cfg.heartbeat_interval)
+            if self._ack_due is not None:
+                candidates.append(self._ack_due)
             if self._rto_deadline is not None and self._inflight:
                 candidates.append(self._rto_deadline)
         return min(candidates) if candidates else self.clock() + cfg.link_timeout
@@ -391,20 +397,20 @@ class Link:
     def dump_debug(self) -> list[dict[str, object]]:
         """Recent frame headers (never payloads: a card may be a hole card)."""
         out: list[dict[str, object]] = []
-        for t in self._ring:
+        for at, direction, mtype, seq, ack, length, verdict in self._ring:
             try:
-                name = MsgType(t.mtype).name
+                name = MsgType(mtype).name
             except ValueError:
-                name = f"0x{t.mtype:02x}"
+                name = f"0x{mtype:02x}"
             out.append(
                 {
-                    "at": round(t.at, 6),
-                    "dir": t.direction,
+                    "at": round(at, 6),
+                    "dir": direction,
                     "type": name,
-                    "seq": t.seq & 0xFF,
-                    "ack": t.ack & 0xFF,
-                    "len": t.length,
-                    "verdict": t.verdict,
+                    "seq": seq & 0xFF,
+                    "ack": ack & 0xFF,
+                    "len": length,
+                    "verdict": verdict,
                 }
             )
         return out

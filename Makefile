@@ -1,0 +1,43 @@
+# Two commands matter (README "Quick start"): `make run` and `make test`.
+# Both create the virtual environment in .venv on first use.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint bench clean
+
+$(VENV)/.created:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+	  || { echo "tablectl needs Python 3.11 or newer; $(PYTHON) is older" >&2; exit 1; }
+	@rm -rf $(VENV)
+	@$(PYTHON) -m venv $(VENV) >/dev/null 2>&1 \
+	  || { rm -rf $(VENV); [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+	       && apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null \
+	       && $(PYTHON) -m venv $(VENV); } \
+	  || { echo "cannot create a virtual environment: install python3-venv and retry" >&2; exit 1; }
+	@touch $@
+
+$(VENV)/.installed: $(VENV)/.created pyproject.toml
+	$(BIN)/python -m pip install -q -e .
+	@touch $@
+
+$(VENV)/.installed-test: $(VENV)/.created pyproject.toml
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $@ $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/tablectl run --simulate $(if $(CARDS),--cards $(CARDS))
+
+test: lint
+	$(BIN)/pytest
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python benchmarks/link_bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

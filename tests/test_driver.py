@@ -1,0 +1,302 @@
+"""Host drivers over an in-memory link: byte-exact commands, handshake refusals,
+exactly-once delivery, acknowledgement only after commit."""
+
+from __future__ import annotations
+
+import binascii
+import hmac
+import os
+import queue
+import time
+import tty
+from collections.abc import Iterator
+
+import pytest
+from pytest_mock import MockerFixture
+
+from drivers import messages as m
+from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver, ShufflerDriver
+from drivers.errors import NotConnected, PortBusy, PortNotFound
+from drivers.transport import SerialTransport
+from firmware_sim.endpoint import Identity
+from tests.conftest import KEY, InProcessDevice, next_event
+
+HOST_NONCE = b"H" * 16
+DEV_NONCE = b"D" * 16
+
+
+def expected_frame(seq: int, ack: int, mtype: int, payload: bytes) -> bytes:
+    """A host->device sequenced frame built from docs/protocol.md by hand."""
+    session = hmac.digest(KEY, b"tablectl-session-v1" + HOST_NONCE + DEV_NONCE, "sha256")
+    length = 17 + len(payload)
+    signed = bytes((length, length ^ 0xFF, 0x01, seq, ack, mtype)) + payload
+    tag = hmac.digest(session, b"H" + seq.to_bytes(8, "big") + signed, "sha256")[:8]
+    body = signed + tag
+    return b"\xa5" + body + binascii.crc_hqx(body, 0xFFFF).to_bytes(2, "big")
+
+
+@pytest.fixture
+def fixed_nonces(mocker: MockerFixture) -> None:
+    mocker.patch("drivers.device.secrets.token_bytes", return_value=HOST_NONCE)
+    mocker.patch("firmware_sim.endpoint.secrets").token_bytes.return_value = DEV_NONCE
+
+
+def make_device(kind: m.DeviceKind, **ident: str | int) -> InProcessDevice:
+    fields: dict[str, object] = {"model": "SIM", "serial": "SN-1", "firmware_version": "1.0"}
+    fields.update(ident)
+    return InProcessDevice(Identity(kind, **fields))  # type: ignore[arg-type]
+
+
+def start(
+    cls: type[DeviceDriver],
+    dev: InProcessDevice,
+    approved: list[bytes] | None = None,
+    **kw: object,
+) -> tuple[DeviceDriver, queue.Queue[m.Event]]:
+    q: queue.Queue[m.Event] = queue.Queue()
+    ok = approved if approved is not None else [dev.endpoint.identity.firmware_hash]
+    drv = cls("dev", dev.factory, KEY, q, ok, **kw)  # type: ignore[arg-type]
+    drv.start()
+    return drv, q
+
+
+@pytest.fixture
+def devices() -> Iterator[list[InProcessDevice]]:
+    made: list[InProcessDevice] = []
+    yield made
+    for d in made:
+        d.close()
+
+
+@pytest.mark.parametrize(
+    ("kind", "cls", "call", "mtype", "payload"),
+    [
+        (m.DeviceKind.SHOE, ShoeDriver, lambda d: d.display("BANKER DRAWS"), 0x30, b"BANKER DRAWS"),
+        (m.DeviceKind.SHOE, ShoeDriver, lambda d: d.request_status(), 0x11, b""),
+        (m.DeviceKind.READER, ReaderDriver, lambda d: d.arm(m.PeekTarget.ACE), 0x50, b"\x02"),
+        (
+            m.DeviceKind.READER,
+            ReaderDriver,
+            lambda d: d.arm(m.PeekTarget.TEN_VALUE),
+            0x50,
+            b"\x01",
+        ),
+        (m.DeviceKind.READER, ReaderDriver, lambda d: d.disarm(), 0x51, b""),
+        (m.DeviceKind.READER, ReaderDriver, lambda d: d.self_test(), 0x52, b""),
+        (m.DeviceKind.SHUFFLER, ShufflerDriver, lambda d: d.start_shuffle(), 0x70, b""),
+        (m.DeviceKind.SHUFFLER, ShufflerDriver, lambda d: d.request_status(), 0x11, b""),
+    ],
+)
+def test_commands_are_byte_exact(
+    fixed_nonces: None,
+    devices: list[InProcessDevice],
+    kind: m.DeviceKind,
+    cls: type[DeviceDriver],
+    call: object,
+    mtype: int,
+    payload: bytes,
+) -> None:
+    dev = make_device(kind)
+    devices.append(dev)
+    drv, q = start(cls, dev)
+    try:
+        next_event(q, m.DeviceConnected)
+        call(drv)  # type: ignore[operator]
+        assert dev.commands.get(timeout=2) == (mtype, payload)
+        assert expected_frame(0, 0, mtype, payload) in dev.host_end.written
+    finally:
+        drv.stop()
+
+
+def test_event_is_acknowledged_only_after_commit(
+    fixed_nonces: None, devices: list[InProcessDevice]
+) -> None:
+    dev = make_device(m.DeviceKind.SHOE)
+    devices.append(dev)
+    drv, q = start(ShoeDriver, dev)
+    try:
+        next_event(q, m.DeviceConnected)
+        ids = [dev.emit(m.MsgType.CARD_DRAWN, m.card_body(r, "S", False)) for r in "A23"]
+        cards = [next_event(q, m.CardDrawn) for _ in ids]
+        assert [c.token for c in cards] == ["AS", "2S", "3S"]  # type: ignore[attr-defined]
+        time.sleep(0.1)
+        assert len(dev.endpoint.backlog) == 3  # delivered, not yet durable: kept
+        drv.commit(ids[1])
+        deadline = time.monotonic() + 2
+        while len(dev.endpoint.backlog) != 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert [e[0] for e in dev.endpoint.backlog] == [ids[2]]
+        # The EVENT_ACK frame, byte for byte: device sent 3 events, so ACK=3.
+        assert expected_frame(0, 3, 0x10, ids[1].to_bytes(4, "big")) in dev.host_end.written
+    finally:
+        drv.stop()
+
+
+def test_replay_after_reconnect_is_delivered_once(devices: list[InProcessDevice]) -> None:
+    dev = make_device(m.DeviceKind.SHOE)
+    devices.append(dev)
+    drv, q = start(ShoeDriver, dev)
+    try:
+        next_event(q, m.DeviceConnected)
+        first = [dev.emit(m.MsgType.CARD_DRAWN, m.card_body("K", s, False)) for s in "SHDC"]
+        got = [next_event(q, m.CardDrawn).event_id for _ in first]
+        drv.commit(got[1])  # two durable, two delivered but not yet durable
+        time.sleep(0.1)
+        dev.unplug()
+        next_event(q, m.DeviceLost)
+        later = dev.emit(m.MsgType.CARD_DRAWN, m.card_body("Q", "S", False))  # while unplugged
+        dev.replug()
+        next_event(q, m.DeviceConnected)
+        assert next_event(q, m.CardDrawn).event_id == later  # replayed ones were not redelivered
+        drv.commit(later)
+        deadline = time.monotonic() + 2
+        while dev.endpoint.backlog and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not dev.endpoint.backlog
+        assert q.empty()
+    finally:
+        drv.stop()
+
+
+@pytest.mark.parametrize(
+    ("kind", "ident", "approve", "reason"),
+    [
+        (m.DeviceKind.SHUFFLER, {}, True, "wrong_kind"),
+        (m.DeviceKind.SHOE, {"protocol_version": 2}, True, "protocol_version"),
+        (m.DeviceKind.SHOE, {"firmware_version": "6.6.6-unknown"}, False, "firmware_not_approved"),
+    ],
+)
+def test_refused_handshakes(
+    devices: list[InProcessDevice],
+    kind: m.DeviceKind,
+    ident: dict[str, int | str],
+    approve: bool,
+    reason: str,
+) -> None:
+    dev = make_device(kind, **ident)
+    devices.append(dev)
+    approved = [dev.endpoint.identity.firmware_hash] if approve else [b"\x00" * 32]
+    drv, q = start(ShoeDriver, dev, approved)
+    try:
+        refused = next_event(q, m.DeviceRefused)
+        assert refused.reason == reason  # type: ignore[attr-defined]
+        assert "\n" not in refused.detail  # type: ignore[attr-defined]
+        time.sleep(0.1)
+        assert dev.endpoint.refused is not None  # the device was told
+        assert not drv.connected.is_set()
+        with pytest.raises(NotConnected):
+            drv.display("HELLO")  # type: ignore[attr-defined]
+    finally:
+        drv.stop()
+
+
+def test_wrong_kind_message_names_both_kinds(devices: list[InProcessDevice]) -> None:
+    dev = make_device(m.DeviceKind.SHUFFLER)
+    devices.append(dev)
+    drv, q = start(ShoeDriver, dev)
+    try:
+        detail = next_event(q, m.DeviceRefused).detail  # type: ignore[attr-defined]
+        assert "expected a shoe" in detail and "found a shuffler" in detail
+    finally:
+        drv.stop()
+
+
+def test_event_gap_is_reported(devices: list[InProcessDevice]) -> None:
+    dev = make_device(m.DeviceKind.SHOE)
+    devices.append(dev)
+    dev.endpoint.next_event_id = 20  # the device forgot events 11..19
+    drv, q = start(ShoeDriver, dev, resume_after=10)
+    try:
+        gap = next_event(q, m.EventGap)
+        assert (gap.expected, gap.got) == (11, 20)  # type: ignore[attr-defined]
+    finally:
+        drv.stop()
+
+
+def test_resume_after_skips_events_already_recorded(devices: list[InProcessDevice]) -> None:
+    dev = make_device(m.DeviceKind.SHOE)
+    devices.append(dev)
+    for r in "A23":
+        dev.endpoint.emit(m.MsgType.CARD_DRAWN, m.card_body(r, "D", False))
+    drv, q = start(ShoeDriver, dev, resume_after=2)  # the journal holds events 1 and 2
+    try:
+        card = next_event(q, m.CardDrawn)
+        assert (card.event_id, card.token) == (3, "3D")  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 2
+        while len(dev.endpoint.backlog) != 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert [e[0] for e in dev.endpoint.backlog] == [3]  # 1 and 2 acknowledged at connect
+    finally:
+        drv.stop()
+
+
+def test_malformed_authenticated_event_becomes_a_fault_event(
+    devices: list[InProcessDevice],
+) -> None:
+    dev = make_device(m.DeviceKind.SHOE)
+    devices.append(dev)
+    drv, q = start(ShoeDriver, dev)
+    try:
+        next_event(q, m.DeviceConnected)
+        eid = dev.emit(m.MsgType.CARD_DRAWN, b"ZZ\x00")
+        bad = next_event(q, m.MalformedEvent)
+        assert bad.event_id == eid and "not a card" in bad.reason  # type: ignore[attr-defined]
+        dev.emit(m.MsgType.PEEK_RESULT, b"\x01")  # a reader's message from a shoe
+        bad = next_event(q, m.MalformedEvent)
+        assert bad.msg_type == m.MsgType.PEEK_RESULT  # type: ignore[attr-defined]
+    finally:
+        drv.stop()
+
+
+def test_display_text_is_validated(devices: list[InProcessDevice]) -> None:
+    dev = make_device(m.DeviceKind.SHOE)
+    devices.append(dev)
+    drv, q = start(ShoeDriver, dev)
+    try:
+        next_event(q, m.DeviceConnected)
+        for bad in ("X" * 33, "LINE\nBREAK"):
+            with pytest.raises(ValueError):
+                drv.display(bad)  # type: ignore[attr-defined]
+    finally:
+        drv.stop()
+
+
+def test_card_values_stay_out_of_reprs() -> None:
+    card = m.CardDrawn("shoe", 7, "A", "S", False)
+    assert "AS" not in repr(card) and "'A'" not in repr(card)
+
+
+def test_missing_port_is_reported_once(tmp_path: object) -> None:
+    q: queue.Queue[m.Event] = queue.Queue()
+    path = f"{tmp_path}/no-such-shoe"
+    drv = ShoeDriver("shoe", lambda: SerialTransport(path), KEY, q, [])
+    drv.start()
+    try:
+        event = next_event(q, m.DeviceUnavailable)
+        assert "does not exist" in event.reason  # type: ignore[attr-defined]
+        time.sleep(0.4)  # several retries
+        assert q.empty()
+    finally:
+        drv.stop()
+
+
+def test_busy_port_and_missing_port_errors() -> None:
+    master, slave = os.openpty()
+    try:
+        tty.setraw(slave)
+        path = os.ttyname(slave)
+        first = SerialTransport(path)
+        first.open()
+        try:
+            with pytest.raises(PortBusy):
+                SerialTransport(path).open()
+        finally:
+            first.close()
+        second = SerialTransport(path)
+        second.open()  # released on close
+        second.close()
+        with pytest.raises(PortNotFound):
+            SerialTransport(path + "-missing").open()
+    finally:
+        os.close(master)
+        os.close(slave)
