@@ -87,6 +87,7 @@ class DeviceDriver:
         self._last_delivered = resume_after
         self._last_committed = resume_after
         self.connected = threading.Event()
+        self._unavailable: str | None = None  # last reason reported while not connected
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -165,39 +166,39 @@ class DeviceDriver:
     def _run(self) -> None:
         cfg = self._config
         backoff = cfg.reconnect_min
-        last_unavailable: str | None = None
         while not self._stop.is_set():
             transport = self._factory()
             try:
                 transport.open()
             except TransportError as exc:
-                reason = str(exc)
-                if reason != last_unavailable:
-                    log.warning("device_unavailable", device=self.name, reason=reason)
-                    self._emit(m.DeviceUnavailable(self.name, None, reason))
-                    last_unavailable = reason
+                self._report_unavailable(str(exc))
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, cfg.reconnect_max)
                 continue
-            last_unavailable = None
             try:
                 self._session(transport)
             except HandshakeRefused as exc:
-                log.error(
-                    "handshake_refused", device=self.name, reason=exc.reason, detail=exc.detail
-                )
-                self._emit(m.DeviceRefused(self.name, None, exc.reason, exc.detail))
+                if exc.detail != self._unavailable:  # once, not at every retry
+                    log.error(
+                        "handshake_refused", device=self.name, reason=exc.reason, detail=exc.detail
+                    )
+                    self._emit(m.DeviceRefused(self.name, None, exc.reason, exc.detail))
+                    self._unavailable = exc.detail
                 self._stop.wait(cfg.refused_retry)
             except (TransportError, LinkError) as exc:
-                was_connected = self.connected.is_set()
+                if self._stop.is_set():
+                    break
+                reason = str(exc)
                 with self._lock:
                     dump = self._link.dump_debug()
-                log.warning("device_lost", device=self.name, reason=str(exc))
                 log.info("link_debug_dump", device=self.name, frames=dump[-32:])
-                if was_connected:
-                    self._emit(m.DeviceLost(self.name, None, str(exc)))
+                if self.connected.is_set():
+                    log.warning("device_lost", device=self.name, reason=reason)
+                    self._emit(m.DeviceLost(self.name, None, reason))
                     backoff = cfg.reconnect_min
                 else:
+                    # Opened but never connected (no answer, garbage): a fault once per reason.
+                    self._report_unavailable(reason)
                     self._stop.wait(backoff)
                     backoff = min(backoff * 2, cfg.reconnect_max)
             finally:
@@ -224,8 +225,7 @@ class DeviceDriver:
                 tamper = link.take_tamper()
                 self._waiting_until = link.next_deadline()
             if tamper is not None:
-                log.error("link_tamper", device=self.name, failures=tamper)
-                self._emit(m.LinkTamper(self.name, None, tamper))
+                self._tamper(tamper)
             for mtype, payload in msgs:
                 self._dispatch(mtype, payload)
 
@@ -246,6 +246,9 @@ class DeviceDriver:
             data = transport.read(4096, min(deadline, next_hello))
             with self._lock:
                 msgs = self._link.receive(data) if data else []
+                tamper = self._link.take_tamper()
+            if tamper is not None:
+                self._tamper(tamper)
             for mtype, payload in msgs:
                 if mtype == m.MsgType.HELLO_REPLY:
                     return self._check_reply(nonce, payload)
@@ -299,6 +302,7 @@ class DeviceDriver:
                 self._gap(last + 1, info.next_event_id)
                 self._last_delivered = self._last_committed = info.next_event_id - 1
         self.info = info
+        self._unavailable = None
         self.connected.set()
         log.info(
             "device_connected",
@@ -321,6 +325,17 @@ class DeviceDriver:
         with self._lock:
             if self._last_committed is not None:
                 self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(self._last_committed))
+
+    def _report_unavailable(self, reason: str) -> None:
+        """One log line and one fault event per distinct reason while not connected."""
+        if reason != self._unavailable:
+            log.warning("device_unavailable", device=self.name, reason=reason)
+            self._emit(m.DeviceUnavailable(self.name, None, reason))
+            self._unavailable = reason
+
+    def _tamper(self, failures: int) -> None:
+        log.error("link_tamper", device=self.name, failures=failures)
+        self._emit(m.LinkTamper(self.name, None, failures))
 
     def _gap(self, expected: int, got: int) -> None:
         log.error("event_gap", device=self.name, expected=expected, got=got)

@@ -300,3 +300,47 @@ def test_busy_port_and_missing_port_errors() -> None:
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_forged_frames_raise_a_tamper_fault(devices: list[InProcessDevice]) -> None:
+    from drivers import codec
+    from drivers.link import mac
+
+    dev = make_device(m.DeviceKind.SHOE)
+    devices.append(dev)
+    drv, q = start(ShoeDriver, dev)
+    try:
+        next_event(q, m.DeviceConnected)
+        # A spliced-in device without the key: well-formed frames, wrong MACs.
+        for seq in range(6):
+            signed = codec.signed_part(
+                0x03, seq, 0, m.MsgType.CARD_DRAWN, b"\x00\x00\x00\x09AS\x00"
+            )
+            dev.dev_end.write(codec.assemble(signed, mac(b"\x13" * 32, b"D" + signed)))
+        tamper = next_event(q, m.LinkTamper)
+        assert tamper.failures == 5  # type: ignore[attr-defined]
+        assert drv.link_stats["auth_failures"] >= 5
+    finally:
+        drv.stop()
+
+
+def test_silent_device_is_reported_unavailable_once() -> None:
+    from drivers.transport import MemoryTransport
+
+    q: queue.Queue[m.Event] = queue.Queue()
+    ends: list[MemoryTransport] = []
+
+    def silent() -> MemoryTransport:
+        host, device = MemoryTransport.pair()
+        ends.append(device)  # nobody answers on this end
+        return host
+
+    drv = ShoeDriver("shoe", silent, KEY, q, [])
+    drv.start()
+    try:
+        event = next_event(q, m.DeviceUnavailable)
+        assert "no answer to HELLO" in event.reason  # type: ignore[attr-defined]
+        time.sleep(1.5)  # more handshake attempts, no more events
+        assert q.empty() and len(ends) >= 2
+    finally:
+        drv.stop()
