@@ -61,7 +61,7 @@ class DeviceDriver:
         approved_firmware: Collection[bytes],
         *,
         config: DriverConfig | None = None,
-        resume_after: int | None = None,
+        resume: tuple[str, int] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
@@ -83,9 +83,10 @@ class DeviceDriver:
             clock=clock,
         )
         self.info: m.DeviceInfo | None = None
-        self._serial: str | None = None
-        self._last_delivered = resume_after
-        self._last_committed = resume_after
+        # (serial, last event id) recorded in the journal: where to pick up that unit's events
+        self._serial: str | None = resume[0] if resume else None
+        self._last_delivered = resume[1] if resume else None
+        self._last_committed = self._last_delivered
         self.connected = threading.Event()
         self._unavailable: str | None = None  # last reason reported while not connected
 
@@ -216,7 +217,10 @@ class DeviceDriver:
         self._on_connected(info)
         link = self._link
         with self._lock:
+            held = link.receive(b"")  # frames that came in the same read as the reply
             self._waiting_until = link.next_deadline()
+        for mtype, payload in held:
+            self._dispatch(mtype, payload)
         while not self._stop.is_set():
             data = transport.read(4096, self._waiting_until)
             with self._lock:
@@ -243,9 +247,12 @@ class DeviceDriver:
                 with self._lock:
                     self._link.send_handshake(m.MsgType.HELLO, hello)
                 next_hello = now + cfg.hello_retry
-            data = transport.read(4096, min(deadline, next_hello))
+            with self._lock:
+                wake_at = min(deadline, next_hello, self._link.next_deadline())
+            data = transport.read(4096, wake_at)
             with self._lock:
                 msgs = self._link.receive(data) if data else []
+                msgs += self._link.poll()  # drops a stalled false frame start
                 tamper = self._link.take_tamper()
             if tamper is not None:
                 self._tamper(tamper)
@@ -295,12 +302,11 @@ class DeviceDriver:
             self._last_delivered = self._last_committed = None
         self._serial = info.serial
         last = self._last_delivered
-        if last is not None:
-            if info.oldest_unacked > last + 1:
-                self._gap(last + 1, info.oldest_unacked)
-            elif info.next_event_id <= last:
-                self._gap(last + 1, info.next_event_id)
-                self._last_delivered = self._last_committed = info.next_event_id - 1
+        if last is not None and (info.oldest_unacked > last + 1 or info.next_event_id <= last):
+            # Events lost (the device dropped some) or its counter went backwards (reset):
+            # report it once, then take the device's backlog from its start.
+            self._gap(last + 1, info.oldest_unacked)
+            self._last_delivered = self._last_committed = info.oldest_unacked - 1
         self.info = info
         self._unavailable = None
         self.connected.set()
@@ -342,7 +348,7 @@ class DeviceDriver:
         self._emit(m.EventGap(self.name, None, expected, got))
 
     def _dispatch(self, mtype: int, payload: bytes) -> None:
-        if mtype in m.EVENT_TYPES[self.KIND]:
+        if mtype in m.ALL_EVENT_TYPES:
             try:
                 event_id, body = m.split_event(payload)
             except MalformedMessage as exc:
@@ -354,6 +360,9 @@ class DeviceDriver:
             if last is not None and event_id != last + 1:
                 self._gap(last + 1, event_id)
             self._last_delivered = event_id
+            if mtype not in m.EVENT_TYPES[self.KIND]:
+                self._malformed(event_id, mtype, "event type not sent by this kind of device")
+                return
             try:
                 event = m.decode_event(self.name, event_id, mtype, body)
             except MalformedMessage as exc:
@@ -365,6 +374,8 @@ class DeviceDriver:
                 self._emit(m.decode_status(self.name, payload))
             except MalformedMessage as exc:
                 self._malformed(None, mtype, str(exc))
+        elif mtype == m.MsgType.HELLO_REPLY:
+            pass  # the answer to a repeated HELLO, identical to the one already used
         else:
             self._malformed(None, mtype, "message type not expected from this device")
 

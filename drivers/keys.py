@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import stat
 
 from drivers.errors import TablectlError
+
+_HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
 
 class KeyFileError(TablectlError):
@@ -25,13 +28,9 @@ def load_key(path: str) -> bytes:
         raise KeyFileError(f"key file {path} cannot be read: {exc}") from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO) & ~stat.S_IRGRP:
         raise KeyFileError(f"key file {path} is open to other users (chmod 0400 or 0440)")
-    try:
-        key = bytes.fromhex(text)
-    except ValueError:
-        raise KeyFileError(f"key file {path} must hold 64 hexadecimal digits") from None
-    if len(key) != 32:
-        raise KeyFileError(f"key file {path} must hold 64 hexadecimal digits, not {len(text)}")
-    return key
+    if not _HEX64.fullmatch(text):
+        raise KeyFileError(f"key file {path} must hold exactly 64 hexadecimal digits")
+    return bytes.fromhex(text)
 
 
 def write_key(path: str, key: bytes | None = None) -> bytes:

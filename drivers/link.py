@@ -32,7 +32,7 @@ class LinkConfig:
     link_timeout: float = 1.0  # a link with no valid frame for this long is lost
     rto_initial: float = 0.1
     rto_min: float = 0.01
-    rto_max: float = 0.25  # at most a heartbeat interval: a retransmitting side is still heard
+    rto_max: float = 0.25
     tamper_threshold: int = 5  # authentication failures ...
     tamper_window: float = 10.0  # ... within this many seconds raise a tamper fault
     stale_after: float = 0.05  # a partial frame with no new byte for this long is dropped
@@ -41,6 +41,11 @@ class LinkConfig:
     @property
     def heartbeat_interval(self) -> float:
         return self.link_timeout / 4
+
+    @property
+    def rto_ceiling(self) -> float:
+        """rto_max, but never above a heartbeat interval: a retransmitting side is still heard."""
+        return min(self.rto_max, self.heartbeat_interval)
 
     def __post_init__(self) -> None:
         if not 1 <= self.window <= 64:
@@ -63,6 +68,7 @@ class LinkStats:
     auth_failures: int = 0
     replays: int = 0
     stale_frames: int = 0
+    malformed: int = 0
     garbage_bytes: int = 0
 
 
@@ -120,8 +126,10 @@ class Link:
         self._ack_due: float | None = None
         self._rx_unacked = 0
         self._last_gbn = -1.0
-        self._hb_out = 0
-        self._hb_in = -1
+        self._ctl_out = 0  # rising counter in every ACK, NAK and HEARTBEAT: no replays
+        self._ctl_in = 0
+        self._garbage_naked = False
+        self._held: list[codec.Frame] = []
         now = self.clock()
         self._last_rx = now
         self._last_tx = now
@@ -132,8 +140,12 @@ class Link:
         self._decoder.clear()
 
     def establish(self, host_nonce: bytes, device_nonce: bytes) -> None:
-        """Start a session: derive its key from both nonces and restart sequence numbers."""
+        """Start a session: derive its key from both nonces and restart sequence numbers.
+        Frames that arrived right after the handshake message are processed by the next
+        ``receive`` call (``receive(b"")`` processes them at once)."""
+        held = self._held
         self._reset_session()
+        self._held = held
         self._session_key = hmac.digest(
             self.device_key, _SESSION_LABEL + host_nonce + device_nonce, "sha256"
         )
@@ -180,8 +192,9 @@ class Link:
             self._rto_deadline = now + self._rto
         self._emit(signed, tag, entry.mtype, entry.seq, self._rx_next)
 
-    def _send_control(self, mtype: MsgType, payload: bytes = b"") -> None:
-        signed = codec.signed_part(self._flags, 0, self._rx_next, mtype, payload)
+    def _send_control(self, mtype: MsgType) -> None:
+        self._ctl_out += 1
+        signed = codec.signed_part(self._flags, 0, self._rx_next, mtype, _U32.pack(self._ctl_out))
         tag = mac(self._session_key, self._my_dir + signed)
         self._emit(signed, tag, mtype, 0, self._rx_next)
 
@@ -216,6 +229,8 @@ class Link:
         if data:
             self._last_byte = self.clock()
         frames, skipped = self._decoder.feed(data)
+        if self._held:
+            frames, self._held = self._held + frames, []
         return self._process(frames, skipped)
 
     def _process(self, frames: list[codec.Frame], skipped: bool) -> list[tuple[int, bytes]]:
@@ -223,11 +238,14 @@ class Link:
         self.stats.garbage_bytes = self._decoder.garbage_bytes
         out: list[tuple[int, bytes]] = []
         ack_now = False
-        if skipped and self.established:
-            self.send_nak()
-        for f in frames:
+        if skipped and self.established and not self._garbage_naked:
+            self.send_nak()  # one NAK per garbage run, however many reads it spans
+            self._garbage_naked = True
+        for i, f in enumerate(frames):
             self.stats.frames_rx += 1
             verdict = self._accept(f, now, out)
+            if verdict not in ("auth-failed", "malformed", "reflected"):
+                self._garbage_naked = False
             if verdict == "data":
                 self._rx_unacked += 1
                 if self._ack_due is None:
@@ -236,6 +254,10 @@ class Link:
                 ack_now = True  # the peer is retransmitting: our ACK was lost
             length = len(f.signed) + codec.MAC_LEN + codec.CRC_LEN + 1
             self._ring.append((now, "rx", f.type, f.seq, f.ack, length, verdict))
+            if verdict == "handshake":
+                # What follows belongs to the session the owner is about to establish.
+                self._held = frames[i + 1 :]
+                break
         if ack_now or self._rx_unacked >= max(1, self.config.window // 2):
             self._send_control(MsgType.ACK)
         return out
@@ -282,14 +304,14 @@ class Link:
             return "duplicate"
         if not hmac.compare_digest(mac(self._session_key, self._peer_dir + f.signed), f.mac):
             return self._auth_failed(now)
-        if f.type == MsgType.HEARTBEAT:
-            if len(f.payload) != 4:
-                return self._auth_failed(now)
-            count = _U32.unpack(f.payload)[0]
-            if count <= self._hb_in:
-                self.stats.replays += 1
-                return "replay"
-            self._hb_in = count
+        if len(f.payload) != 4:
+            self.stats.malformed += 1
+            return "malformed"
+        count = _U32.unpack(f.payload)[0]
+        if count <= self._ctl_in:
+            self.stats.replays += 1
+            return "replay"
+        self._ctl_in = count
         self._last_rx = now
         self._process_ack(f.ack, now)
         if f.type == MsgType.NAK:
@@ -338,7 +360,7 @@ class Link:
             self._rttvar = 0.75 * self._rttvar + 0.25 * abs(self._srtt - r)
             self._srtt = 0.875 * self._srtt + 0.125 * r
         rto = self._srtt + max(0.001, 4 * self._rttvar)
-        self._rto = min(self.config.rto_max, max(self.config.rto_min, rto))
+        self._rto = min(self.config.rto_ceiling, max(self.config.rto_min, rto))
 
     # ------------------------------------------------------------------ timers
 
@@ -352,16 +374,17 @@ class Link:
             out = self._process(frames, skipped)
         if not self.established:
             return out
+        if self._held:
+            out += self.receive(b"")
         if now - self._last_rx >= self.config.link_timeout:
             raise LinkLost(f"no valid frame for {now - self._last_rx:.3f} s")
         if self._ack_due is not None and now >= self._ack_due:
             self._send_control(MsgType.ACK)
         if self._rto_deadline is not None and now >= self._rto_deadline and self._inflight:
-            self._rto = min(self.config.rto_max, self._rto * 2)
+            self._rto = min(self.config.rto_ceiling, self._rto * 2)
             self._go_back(now)
         if now - self._last_tx >= self.config.heartbeat_interval:
-            self._hb_out += 1
-            self._send_control(MsgType.HEARTBEAT, _U32.pack(self._hb_out))
+            self._send_control(MsgType.HEARTBEAT)
         return out
 
     def next_deadline(self) -> float:

@@ -175,6 +175,8 @@ class DeviceInfo:
             texts = []
             for _ in range(3):
                 n = p[pos]
+                if n > 32:
+                    raise MalformedMessage("identity string longer than 32 bytes")
                 texts.append(bytes(p[pos + 1 : pos + 1 + n]).decode("utf-8"))
                 pos += 1 + n
             fw_hash = bytes(p[pos : pos + FIRMWARE_HASH_LEN])
@@ -451,6 +453,8 @@ EVENT_TYPES: dict[DeviceKind, frozenset[int]] = {
         }
     ),
 }
+
+ALL_EVENT_TYPES: frozenset[int] = frozenset().union(*EVENT_TYPES.values())
 
 # Commands each kind accepts (host -> device, sequenced).
 COMMAND_TYPES: dict[DeviceKind, frozenset[int]] = {

@@ -61,6 +61,10 @@ class DeviceEndpoint:
         self.backlog_limit = backlog_limit
         self.refused: str | None = None
         self.sessions = 0
+        # Recent host nonces: a repeat of the current one gets the same reply (the host
+        # retries HELLO); an older one is a replay and is ignored.
+        self._nonces: deque[bytes] = deque(maxlen=64)
+        self._reply = b""
 
     @property
     def established(self) -> bool:
@@ -104,7 +108,10 @@ class DeviceEndpoint:
         if mtype == m.MsgType.HELLO:
             self._answer_hello(payload)
         elif mtype == m.MsgType.REFUSED:
-            self.refused = m.RefusalReason(payload[0]).name if payload else "unknown"
+            try:
+                self.refused = m.RefusalReason(payload[0]).name if payload else "UNKNOWN"
+            except ValueError:
+                self.refused = f"code {payload[0]}"
             self.link.reset()
         elif mtype == m.MsgType.EVENT_ACK:
             try:
@@ -121,6 +128,12 @@ class DeviceEndpoint:
             hello = m.Hello.decode(payload)
         except MalformedMessage:
             return
+        if self._nonces and hello.host_nonce == self._nonces[-1] and self.link.established:
+            self.link.send_handshake(m.MsgType.HELLO_REPLY, self._reply)
+            return
+        if hello.host_nonce in self._nonces:
+            return
+        self._nonces.append(hello.host_nonce)
         ident = self.identity
         nonce = secrets.token_bytes(m.NONCE_LEN)
         oldest = self.backlog[0][0] if self.backlog else self.next_event_id
@@ -135,7 +148,8 @@ class DeviceEndpoint:
             next_event_id=self.next_event_id,
             oldest_unacked=oldest,
         )
-        self.link.send_handshake(m.MsgType.HELLO_REPLY, info.encode())
+        self._reply = info.encode()
+        self.link.send_handshake(m.MsgType.HELLO_REPLY, self._reply)
         self.link.establish(hello.host_nonce, nonce)
         self.refused = None
         self.sessions += 1

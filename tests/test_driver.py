@@ -205,7 +205,7 @@ def test_event_gap_is_reported(devices: list[InProcessDevice]) -> None:
     dev = make_device(m.DeviceKind.SHOE)
     devices.append(dev)
     dev.endpoint.next_event_id = 20  # the device forgot events 11..19
-    drv, q = start(ShoeDriver, dev, resume_after=10)
+    drv, q = start(ShoeDriver, dev, resume=("SN-1", 10))
     try:
         gap = next_event(q, m.EventGap)
         assert (gap.expected, gap.got) == (11, 20)  # type: ignore[attr-defined]
@@ -218,7 +218,7 @@ def test_resume_after_skips_events_already_recorded(devices: list[InProcessDevic
     devices.append(dev)
     for r in "A23":
         dev.endpoint.emit(m.MsgType.CARD_DRAWN, m.card_body(r, "D", False))
-    drv, q = start(ShoeDriver, dev, resume_after=2)  # the journal holds events 1 and 2
+    drv, q = start(ShoeDriver, dev, resume=("SN-1", 2))  # the journal holds events 1 and 2
     try:
         card = next_event(q, m.CardDrawn)
         assert (card.event_id, card.token) == (3, "3D")  # type: ignore[attr-defined]
@@ -342,5 +342,69 @@ def test_silent_device_is_reported_unavailable_once() -> None:
         assert "no answer to HELLO" in event.reason  # type: ignore[attr-defined]
         time.sleep(1.5)  # more handshake attempts, no more events
         assert q.empty() and len(ends) >= 2
+    finally:
+        drv.stop()
+
+
+def test_repeated_hello_gets_the_same_session_and_old_nonces_are_ignored() -> None:
+    from drivers import codec
+    from drivers.link import Link
+
+    sent: list[bytes] = []
+    dev = InProcessDevice(Identity(m.DeviceKind.SHOE, "SIM", "SN-9", "1.0"))
+    try:
+        host = Link(False, KEY, sent.append)
+        hello_a = m.Hello(1, 1, m.DeviceKind.SHOE, b"A" * 16).encode()
+        replies = []
+        for hello in (hello_a, hello_a):
+            host.send_handshake(m.MsgType.HELLO, hello)
+            dev.host_end.write(sent.pop())
+            data = dev.host_end.read(4096, time.monotonic() + 2)
+            replies += [p for t, p in host.receive(data) if t == m.MsgType.HELLO_REPLY]
+        assert len(replies) == 2 and replies[0] == replies[1]
+        assert dev.endpoint.sessions == 1
+        host.send_handshake(m.MsgType.HELLO, m.Hello(1, 1, 1, b"B" * 16).encode())
+        dev.host_end.write(sent.pop())
+        dev.host_end.read(4096, time.monotonic() + 2)
+        assert dev.endpoint.sessions == 2
+        host.send_handshake(m.MsgType.HELLO, hello_a)  # a replayed, older HELLO
+        dev.host_end.write(sent.pop())
+        time.sleep(0.3)
+        frames, _ = codec.Decoder().feed(dev.host_end.read(4096, time.monotonic() + 0.1))
+        assert m.MsgType.HELLO_REPLY not in [f.type for f in frames]
+        assert dev.endpoint.sessions == 2
+    finally:
+        dev.close()
+
+
+def test_counter_regression_is_reported_once_and_the_backlog_delivered(
+    devices: list[InProcessDevice],
+) -> None:
+    dev = make_device(m.DeviceKind.SHOE)
+    devices.append(dev)
+    for r in "AK":
+        dev.endpoint.emit(m.MsgType.CARD_DRAWN, m.card_body(r, "C", False))
+    drv, q = start(ShoeDriver, dev, resume=("SN-1", 50))  # the unit was reset since
+    try:
+        gap = next_event(q, m.EventGap)
+        assert (gap.expected, gap.got) == (51, 1)  # type: ignore[attr-defined]
+        cards = [next_event(q, m.CardDrawn) for _ in range(2)]
+        assert [c.token for c in cards] == ["AC", "KC"]  # type: ignore[attr-defined]
+        time.sleep(0.1)
+        assert q.empty()  # no second gap report
+    finally:
+        drv.stop()
+
+
+def test_event_of_another_device_kind_does_not_open_a_gap(devices: list[InProcessDevice]) -> None:
+    dev = make_device(m.DeviceKind.SHOE)
+    devices.append(dev)
+    drv, q = start(ShoeDriver, dev)
+    try:
+        next_event(q, m.DeviceConnected)
+        dev.emit(m.MsgType.PEEK_RESULT, b"\x01")
+        assert isinstance(q.get(timeout=2), m.MalformedEvent)
+        dev.emit(m.MsgType.CARD_DRAWN, m.card_body("9", "H", False))
+        assert isinstance(q.get(timeout=2), m.CardDrawn)
     finally:
         drv.stop()

@@ -232,7 +232,7 @@ def test_heartbeats_keep_the_link_and_silence_loses_it() -> None:
 
 def test_retransmit_timer_backs_off_within_bounds() -> None:
     cfg = LinkConfig(rto_initial=0.1, rto_min=0.01, rto_max=0.5, link_timeout=100)
-    assert LinkConfig().rto_max <= LinkConfig().heartbeat_interval
+    assert LinkConfig(link_timeout=0.4).rto_ceiling == pytest.approx(0.1)
     p = Pair(cfg)
     p.to_host.drop = 1.0
     p.dev.send(0x20, b"lost")
@@ -299,3 +299,43 @@ def test_short_keys_and_bad_configs_are_refused() -> None:
         LinkConfig(window=0)
     with pytest.raises(ValueError):
         LinkConfig(rto_min=1.0, rto_initial=0.1)
+
+
+def test_recorded_ack_cannot_be_replayed_in_the_same_session() -> None:
+    p = Pair()
+    p.dev.send(0x20, b"x")
+    p.host.receive(p.to_host.take())
+    p.clock.t += 0.01
+    p.host.poll()  # the delayed ACK goes out
+    ack = p.to_dev.take()
+    assert p.dev.receive(ack) == [] and p.dev.unacked == 0
+    p.dev.send(0x20, b"y")
+    p.dev.receive(ack)  # the same ACK again must not acknowledge "y"
+    assert p.dev.stats.replays == 1 and p.dev.unacked == 1
+
+
+def test_frames_behind_a_handshake_message_wait_for_the_session() -> None:
+    clock = Clock()
+    to_dev, to_host = Wire(), Wire()
+    host = Link(False, KEY, to_dev.write, LinkConfig(), clock)
+    dev = Link(True, KEY, to_host.write, LinkConfig(), clock)
+    hello = bytes((1, 1, 1)) + b"N" * 16
+    host.send_handshake(MsgType.HELLO, hello)
+    dev.receive(to_dev.take())
+    dev.send_handshake(MsgType.HELLO_REPLY, b"reply")
+    dev.establish(b"N" * 16, b"M" * 16)
+    dev.send(0x20, b"first event")  # in the same read as the reply
+    assert host.receive(to_host.take()) == [(MsgType.HELLO_REPLY, b"reply")]
+    host.establish(b"N" * 16, b"M" * 16)
+    assert host.receive(b"") == [(0x20, b"first event")]
+
+
+def test_one_nak_per_garbage_run_across_reads() -> None:
+    p = Pair()
+    for chunk in (b"\x01\x02", b"\x03\x04", b"\x05"):
+        p.host.receive(chunk)
+    assert p.host.stats.naks_tx == 1
+    p.dev.send(0x20, b"ok")
+    p.host.receive(p.to_host.take())
+    p.host.receive(b"\x09")  # a new run after a good frame
+    assert p.host.stats.naks_tx == 2
