@@ -192,7 +192,6 @@ class DeviceDriver:
                 reason = str(exc)
                 with self._lock:
                     dump = self._link.dump_debug()
-                log.info("link_debug_dump", device=self.name, frames=dump[-32:])
                 if self.connected.is_set():
                     log.warning("device_lost", device=self.name, reason=reason)
                     self._emit(m.DeviceLost(self.name, None, reason))
@@ -202,6 +201,7 @@ class DeviceDriver:
                     self._report_unavailable(reason)
                     self._stop.wait(backoff)
                     backoff = min(backoff * 2, cfg.reconnect_max)
+                log.info("link_debug_dump", device=self.name, frames=dump[-32:])
             finally:
                 self.connected.clear()
                 with self._lock:
@@ -236,7 +236,10 @@ class DeviceDriver:
     def _handshake(self, transport: Transport) -> m.DeviceInfo:
         cfg = self._config
         nonce = secrets.token_bytes(m.NONCE_LEN)
-        hello = m.Hello(m.PROTOCOL_VERSION, m.PROTOCOL_VERSION, self.KIND, nonce).encode()
+        timeout_ms = round(cfg.link.link_timeout * 1000)
+        hello = m.Hello(
+            m.PROTOCOL_VERSION, m.PROTOCOL_VERSION, self.KIND, timeout_ms, nonce
+        ).encode()
         deadline = self._clock() + cfg.handshake_timeout
         next_hello = 0.0
         while not self._stop.is_set():

@@ -48,6 +48,8 @@ class LinkConfig:
         return min(self.rto_max, self.heartbeat_interval)
 
     def __post_init__(self) -> None:
+        if not 0.04 <= self.link_timeout <= 60:
+            raise ValueError("link_timeout must be 0.04..60 s")
         if not 1 <= self.window <= 64:
             raise ValueError("window must be 1..64")
         if self.link_timeout <= 0 or not 0 < self.rto_min <= self.rto_initial <= self.rto_max:
@@ -162,6 +164,11 @@ class Link:
         tag = mac(self.device_key, self._my_dir + self._hello_nonce + signed)
         self._emit(signed, tag, mtype, 0, 0)
 
+    def bind_hello(self, host_nonce: bytes) -> None:
+        """Device side: the HELLO the device answered; its nonce authenticates what the
+        host sends before the session (REFUSED). A HELLO the device ignores binds nothing."""
+        self._hello_nonce = host_nonce
+
     def send(self, mtype: int, payload: bytes) -> None:
         """Queue a sequenced message; it is delivered in order unless the session ends."""
         if not self.established:
@@ -193,6 +200,8 @@ class Link:
         self._emit(signed, tag, entry.mtype, entry.seq, self._rx_next)
 
     def _send_control(self, mtype: MsgType) -> None:
+        if self._ctl_out >= 0xFFFFFFFF:
+            raise LinkLost("control counter exhausted: a new session is needed")
         self._ctl_out += 1
         signed = codec.signed_part(self._flags, 0, self._rx_next, mtype, _U32.pack(self._ctl_out))
         tag = mac(self._session_key, self._my_dir + signed)
@@ -272,8 +281,6 @@ class Link:
                 mac(self.device_key, self._peer_dir + nonce + f.signed), f.mac
             ):
                 return self._auth_failed(now)
-            if f.type == MsgType.HELLO:
-                self._hello_nonce = nonce
             self._last_rx = now
             out.append((f.type, f.payload))
             return "handshake"
@@ -391,6 +398,8 @@ class Link:
         """When ``poll`` next has work to do (monotonic seconds)."""
         cfg = self.config
         candidates = []
+        if self._held:
+            candidates.append(self.clock())
         if self._decoder.pending:
             candidates.append(self._last_byte + cfg.stale_after)
         if self.established:

@@ -124,21 +124,27 @@ class RefusalReason(IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class Hello:
-    """Host -> device: the versions the host speaks and the kind it expects on the port."""
+    """Host -> device: the versions the host speaks, the kind it expects on the port, and
+    its lost-link time, which the device adopts (it heartbeats at a quarter of it)."""
 
     version_min: int
     version_max: int
     expected_kind: int
+    link_timeout_ms: int
     host_nonce: bytes
 
     def encode(self) -> bytes:
-        return bytes((self.version_min, self.version_max, self.expected_kind)) + self.host_nonce
+        head = bytes((self.version_min, self.version_max, self.expected_kind))
+        return head + struct.pack(">H", self.link_timeout_ms) + self.host_nonce
 
     @classmethod
     def decode(cls, p: bytes) -> Hello:
-        if len(p) != 3 + NONCE_LEN:
+        if len(p) != 5 + NONCE_LEN:
             raise MalformedMessage("HELLO payload length")
-        return cls(p[0], p[1], p[2], bytes(p[3:]))
+        (timeout_ms,) = struct.unpack_from(">H", p, 3)
+        if not 40 <= timeout_ms <= 60000:
+            raise MalformedMessage("HELLO link timeout outside 40..60000 ms")
+        return cls(p[0], p[1], p[2], timeout_ms, bytes(p[5:]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from drivers.errors import (
 
 # A USB transfer cannot be interrupted from another thread, so reads wait in slices
 # this long and check for wake() between them: a wake is honoured within one slice.
+# Nothing is lost between slices: the device holds its data until the host asks.
 READ_SLICE_MS = 50
 
 # What pyusb and its backends raise: USBError (an OSError) for transfer and device
@@ -57,7 +58,7 @@ def _errno_of(exc: BaseException) -> int | None:
     return None
 
 
-def translate(exc: BaseException, where: str) -> TransportError:
+def _translate(exc: BaseException, where: str) -> TransportError:
     """The project exception for a pyusb/backend error raised while doing ``where``."""
     if isinstance(exc, usb.core.NoBackendError):
         return TransportIOError(f"{where}: no USB backend (is libusb-1.0 installed?)")
@@ -149,7 +150,7 @@ class UsbTransport:
             self._claim(dev)
         except _BACKEND_ERRORS as exc:
             self._dispose(dev)
-            raise translate(exc, f"{self.name}: opening") from None
+            raise _translate(exc, f"{self.name}: opening") from None
         except TransportError:
             self._dispose(dev)
             raise
@@ -179,7 +180,7 @@ class UsbTransport:
                 backend=self._backend,
             )
         except _BACKEND_ERRORS as exc:
-            raise translate(exc, f"{self.name}: looking for the device") from None
+            raise _translate(exc, f"{self.name}: looking for the device") from None
         if dev is None:
             detail = f" (serial number unreadable: {unreadable[0]})" if unreadable else ""
             raise PortNotFound(f"{self.name}: no such USB device{detail}")
@@ -207,7 +208,7 @@ class UsbTransport:
         usb.util.claim_interface(dev, self._interface)
         self._ep_in = int(ep_in.bEndpointAddress)
         self._ep_out = int(ep_out.bEndpointAddress)
-        self._packet = int(ep_in.wMaxPacketSize) & 0x7FF or 64
+        self._packet = int(ep_in.wMaxPacketSize) & 0x7FF  # bits 11-12: not size
 
     def read(self, max_bytes: int, deadline: float) -> bytes:
         dev = self._require_open()
@@ -225,24 +226,20 @@ class UsbTransport:
             except usb.core.USBTimeoutError:
                 continue
             except _BACKEND_ERRORS as exc:
-                raise translate(exc, f"{self.name}: reading") from None
+                raise _translate(exc, f"{self.name}: reading") from None
             self._pending = bytes(data)
         out, self._pending = self._pending[:max_bytes], self._pending[max_bytes:]
         return out
 
     def write(self, data: bytes) -> None:
         dev = self._require_open()
-        deadline = time.monotonic() + self._write_timeout
-        view = memoryview(data)
-        while view:
-            timeout_ms = max(1, int((deadline - time.monotonic()) * 1000))
-            try:
-                written = int(dev.write(self._ep_out, view, timeout_ms))
-            except _BACKEND_ERRORS as exc:
-                raise translate(exc, f"{self.name}: writing") from None
-            if written <= 0:
-                raise TransportIOError(f"{self.name}: the device accepted no bytes")
-            view = view[written:]
+        try:
+            written = int(dev.write(self._ep_out, data, max(1, int(self._write_timeout * 1000))))
+        except _BACKEND_ERRORS as exc:
+            raise _translate(exc, f"{self.name}: writing") from None
+        # libusb completes a bulk OUT transfer or fails it; a short one is a device fault.
+        if written != len(data):
+            raise TransportIOError(f"{self.name}: the device took {written} of {len(data)} bytes")
 
     def wake(self) -> None:
         self._woken.set()
@@ -253,10 +250,10 @@ class UsbTransport:
         if dev is not None:
             self._dispose(dev)
 
-    def _dispose(self, dev: Any) -> None:
-        # The device may be gone already: nothing is left to release then.
-        with contextlib.suppress(*_BACKEND_ERRORS):
-            usb.util.release_interface(dev, self._interface)
+    @staticmethod
+    def _dispose(dev: Any) -> None:
+        # Releases every claimed interface, then closes the device handle. The device
+        # may be gone already: nothing is left to release then.
         with contextlib.suppress(*_BACKEND_ERRORS):
             usb.util.dispose_resources(dev)
 

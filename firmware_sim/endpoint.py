@@ -3,6 +3,7 @@ kept until the host acknowledges it, and replay after a reconnect."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import secrets
 import time
@@ -134,6 +135,11 @@ class DeviceEndpoint:
         if hello.host_nonce in self._nonces:
             return
         self._nonces.append(hello.host_nonce)
+        self.link.bind_hello(hello.host_nonce)
+        # Heartbeat at the pace the host's lost-link time needs.
+        self.link.config = dataclasses.replace(
+            self.link.config, link_timeout=hello.link_timeout_ms / 1000
+        )
         ident = self.identity
         nonce = secrets.token_bytes(m.NONCE_LEN)
         oldest = self.backlog[0][0] if self.backlog else self.next_event_id

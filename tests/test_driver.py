@@ -354,7 +354,7 @@ def test_repeated_hello_gets_the_same_session_and_old_nonces_are_ignored() -> No
     dev = InProcessDevice(Identity(m.DeviceKind.SHOE, "SIM", "SN-9", "1.0"))
     try:
         host = Link(False, KEY, sent.append)
-        hello_a = m.Hello(1, 1, m.DeviceKind.SHOE, b"A" * 16).encode()
+        hello_a = m.Hello(1, 1, m.DeviceKind.SHOE, 1000, b"A" * 16).encode()
         replies = []
         for hello in (hello_a, hello_a):
             host.send_handshake(m.MsgType.HELLO, hello)
@@ -363,10 +363,13 @@ def test_repeated_hello_gets_the_same_session_and_old_nonces_are_ignored() -> No
             replies += [p for t, p in host.receive(data) if t == m.MsgType.HELLO_REPLY]
         assert len(replies) == 2 and replies[0] == replies[1]
         assert dev.endpoint.sessions == 1
-        host.send_handshake(m.MsgType.HELLO, m.Hello(1, 1, 1, b"B" * 16).encode())
+        host.send_handshake(m.MsgType.HELLO, m.Hello(1, 1, 1, 1000, b"B" * 16).encode())
         dev.host_end.write(sent.pop())
-        dev.host_end.read(4096, time.monotonic() + 2)
+        deadline = time.monotonic() + 2
+        while dev.endpoint.sessions != 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert dev.endpoint.sessions == 2
+        dev.host_end.read(4096, time.monotonic() + 0.1)  # the reply to B
         host.send_handshake(m.MsgType.HELLO, hello_a)  # a replayed, older HELLO
         dev.host_end.write(sent.pop())
         time.sleep(0.3)

@@ -231,7 +231,7 @@ def test_heartbeats_keep_the_link_and_silence_loses_it() -> None:
 
 
 def test_retransmit_timer_backs_off_within_bounds() -> None:
-    cfg = LinkConfig(rto_initial=0.1, rto_min=0.01, rto_max=0.5, link_timeout=100)
+    cfg = LinkConfig(rto_initial=0.1, rto_min=0.01, rto_max=0.5, link_timeout=60)
     assert LinkConfig(link_timeout=0.4).rto_ceiling == pytest.approx(0.1)
     p = Pair(cfg)
     p.to_host.drop = 1.0
@@ -261,13 +261,14 @@ def test_handshake_reply_is_bound_to_the_hello_nonce() -> None:
     to_dev, to_host = Wire(), Wire()
     host = Link(False, KEY, to_dev.write, LinkConfig(), clock)
     dev = Link(True, KEY, to_host.write, LinkConfig(), clock)
-    hello = bytes((1, 1, 1)) + b"A" * 16
+    hello = bytes((1, 1, 1, 3, 232)) + b"A" * 16
     host.send_handshake(MsgType.HELLO, hello)
     assert dev.receive(to_dev.take()) == [(MsgType.HELLO, hello)]
+    dev.bind_hello(b"A" * 16)
     dev.send_handshake(MsgType.HELLO_REPLY, b"reply")
     recorded = to_host.take()
     assert host.receive(recorded) == [(MsgType.HELLO_REPLY, b"reply")]
-    host.send_handshake(MsgType.HELLO, bytes((1, 1, 1)) + b"B" * 16)
+    host.send_handshake(MsgType.HELLO, bytes((1, 1, 1, 3, 232)) + b"B" * 16)
     assert host.receive(recorded) == []  # a recorded reply cannot answer a new HELLO
     assert host.stats.auth_failures == 1
 
@@ -276,7 +277,7 @@ def test_handshake_frames_need_the_device_key() -> None:
     clock = Clock()
     wire = Wire()
     dev = Link(True, KEY, wire.write, LinkConfig(), clock)
-    signed = codec.signed_part(0, 0, 0, MsgType.HELLO, bytes(19))
+    signed = codec.signed_part(0, 0, 0, MsgType.HELLO, bytes(21))
     forged = codec.assemble(signed, mac(b"z" * 32, b"H" + bytes(16) + signed))
     assert dev.receive(forged) == []
     assert dev.stats.auth_failures == 1
@@ -319,9 +320,10 @@ def test_frames_behind_a_handshake_message_wait_for_the_session() -> None:
     to_dev, to_host = Wire(), Wire()
     host = Link(False, KEY, to_dev.write, LinkConfig(), clock)
     dev = Link(True, KEY, to_host.write, LinkConfig(), clock)
-    hello = bytes((1, 1, 1)) + b"N" * 16
+    hello = bytes((1, 1, 1, 3, 232)) + b"N" * 16
     host.send_handshake(MsgType.HELLO, hello)
     dev.receive(to_dev.take())
+    dev.bind_hello(b"N" * 16)
     dev.send_handshake(MsgType.HELLO_REPLY, b"reply")
     dev.establish(b"N" * 16, b"M" * 16)
     dev.send(0x20, b"first event")  # in the same read as the reply
@@ -339,3 +341,26 @@ def test_one_nak_per_garbage_run_across_reads() -> None:
     p.host.receive(p.to_host.take())
     p.host.receive(b"\x09")  # a new run after a good frame
     assert p.host.stats.naks_tx == 2
+
+
+def test_device_binds_only_the_hello_it_answers() -> None:
+    clock = Clock()
+    to_dev, to_host = Wire(), Wire()
+    host = Link(False, KEY, to_dev.write, LinkConfig(), clock)
+    dev = Link(True, KEY, to_host.write, LinkConfig(), clock)
+    host.send_handshake(MsgType.HELLO, bytes((1, 1, 1, 3, 232)) + b"A" * 16)
+    dev.receive(to_dev.take())
+    dev.bind_hello(b"A" * 16)
+    host.send_handshake(MsgType.REFUSED, b"\x01")
+    refused_a = to_dev.take()
+    host.send_handshake(MsgType.HELLO, bytes((1, 1, 1, 3, 232)) + b"B" * 16)
+    dev.receive(to_dev.take())  # authenticated, but the device chose not to answer it
+    assert dev.receive(refused_a) == [(MsgType.REFUSED, b"\x01")]
+
+
+def test_control_counter_exhaustion_ends_the_session() -> None:
+    p = Pair()
+    p.dev._ctl_out = 0xFFFFFFFF
+    p.clock.t += 0.3
+    with pytest.raises(LinkLost):
+        p.dev.poll()
