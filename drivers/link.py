@@ -379,10 +379,10 @@ class Link:
             frames, skipped = self._decoder.discard_stale()
             self._last_byte = now
             out = self._process(frames, skipped)
+        if self._held:
+            out += self.receive(b"")  # before the session check: held frames never wait
         if not self.established:
             return out
-        if self._held:
-            out += self.receive(b"")
         if now - self._last_rx >= self.config.link_timeout:
             raise LinkLost(f"no valid frame for {now - self._last_rx:.3f} s")
         if self._ack_due is not None and now >= self._ack_due:

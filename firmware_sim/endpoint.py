@@ -119,6 +119,8 @@ class DeviceEndpoint:
                 acked = m.decode_event_ack(payload)
             except MalformedMessage:
                 return
+            if acked >= self.next_event_id:
+                return  # acknowledges events never sent: a host bug, keep the backlog
             while self.backlog and self.backlog[0][0] <= acked:
                 self.backlog.popleft()
         elif mtype not in m.CONTROL_TYPES:

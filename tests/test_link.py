@@ -364,3 +364,15 @@ def test_control_counter_exhaustion_ends_the_session() -> None:
     p.clock.t += 0.3
     with pytest.raises(LinkLost):
         p.dev.poll()
+
+
+def test_frames_held_behind_an_ignored_hello_do_not_spin_the_timer() -> None:
+    clock = Clock()
+    to_dev = Wire()
+    host = Link(False, KEY, to_dev.write, LinkConfig(), clock)
+    dev = Link(True, KEY, lambda b: None, LinkConfig(), clock)
+    host.send_handshake(MsgType.HELLO, bytes((1, 1, 1, 3, 232)) + b"A" * 16)
+    host.send_handshake(MsgType.HELLO, bytes((1, 1, 1, 3, 232)) + b"B" * 16)
+    assert [t for t, _ in dev.receive(to_dev.take())] == [MsgType.HELLO]  # the second is held
+    dev.poll()  # the owner ignored the first HELLO; the held one is processed now
+    assert dev.next_deadline() > clock.t

@@ -1,0 +1,1 @@
+"""Controller layer: game rules, the table state machine, daemon, journal, API and CLI."""

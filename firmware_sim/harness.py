@@ -1,0 +1,201 @@
+"""Run simulators as child processes from tests, benchmarks and the bench CLI.
+
+with SimProcess("shoe", tmp_path, key, ["--cards", "AS KD"]) as sim:
+    drv = sim.driver(events)
+    ...
+    sim.control("draw", count=2)
+"""
+
+from __future__ import annotations
+
+import queue
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from drivers import messages as m
+from drivers.device import DRIVERS, DeviceDriver, DriverConfig
+from drivers.keys import KeyFileError, load_key, write_key
+from drivers.transport import SerialTransport
+from firmware_sim.cli import DEFAULT_FIRMWARE_VERSION, DEFAULT_MODEL
+from firmware_sim.control import SimControl, SimError
+from firmware_sim.endpoint import firmware_hash
+
+__all__ = ["SimControl", "SimError", "SimProcess"]
+
+KINDS = tuple(k.label for k in m.DeviceKind)
+
+
+class SimProcess:
+    """One ``python -m firmware_sim KIND`` child with its key, link and control socket in
+    ``workdir``. Its JSON log goes to ``NAME.log``, its stderr to ``NAME.stderr``."""
+
+    def __init__(
+        self,
+        kind: str,
+        workdir: Path,
+        key: bytes,
+        args: Sequence[str] = (),
+        name: str | None = None,
+    ) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        self.kind = kind
+        self.name = name or kind
+        self.workdir = Path(workdir)
+        self.key = key
+        self.args = tuple(args)
+        self.link_path = self.workdir / f"{self.name}.tty"
+        self.control_path = self.workdir / f"{self.name}.control"
+        self.key_path = self.workdir / f"{self.name}.key"
+        self.log_path = self.workdir / f"{self.name}.log"
+        self.stderr_path = self.workdir / f"{self.name}.stderr"
+        self.process: subprocess.Popen[bytes] | None = None
+        self._control: SimControl | None = None
+        self._files: list[IO[bytes]] = []
+        self._write_key()
+
+    def _write_key(self) -> None:
+        if not self.key_path.exists():
+            write_key(str(self.key_path), self.key)
+            return
+        try:
+            same = load_key(str(self.key_path)) == self.key
+        except KeyFileError as exc:
+            raise SimError(str(exc)) from None
+        if not same:
+            raise SimError(f"{self.key_path} already holds a different key")
+
+    @property
+    def firmware_hash(self) -> bytes:
+        """Hash of the firmware this simulator reports, for the approved list."""
+        kind = m.DeviceKind[self.kind.upper()]
+        model = _option(self.args, "--model") or DEFAULT_MODEL[kind]
+        version = _option(self.args, "--firmware-version") or DEFAULT_FIRMWARE_VERSION
+        return firmware_hash(kind, model, version)
+
+    def start(self, timeout: float = 10.0) -> SimProcess:
+        """Spawn the simulator; return once its port exists and its control socket answers."""
+        if self.process is not None and self.process.poll() is None:
+            raise SimError(f"{self.name} simulator is already running")
+        self._close_files()
+        cmd = [
+            sys.executable,
+            "-m",
+            "firmware_sim",
+            self.kind,
+            "--link",
+            str(self.link_path),
+            "--control",
+            str(self.control_path),
+            "--key-file",
+            str(self.key_path),
+            *self.args,
+        ]
+        out = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps writing after return
+        err = open(self.stderr_path, "wb")  # noqa: SIM115
+        self._files = [out, err]
+        self.process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        deadline = time.monotonic() + timeout
+        while True:
+            rc = self.process.poll()
+            if rc is not None:
+                self._close_files()
+                raise SimError(f"{self.name} simulator exited with status {rc}: {self._stderr()}")
+            if self.link_path.is_symlink():
+                try:
+                    # Another simulator may still answer on these paths: check it is ours.
+                    if self.control("status").get("pid") == self.process.pid:
+                        return self
+                except SimError:
+                    if self._control is not None:
+                        self._control.close()
+                    self._control = None
+            if time.monotonic() >= deadline:
+                self.stop()
+                raise SimError(f"{self.name} simulator did not come up within {timeout} s")
+            time.sleep(0.01)
+
+    def control(self, cmd: str, **fields: object) -> dict[str, Any]:
+        """One control request; SimError with the simulator's one-line reason if refused."""
+        if self._control is None:
+            self._control = SimControl(self.control_path)
+        return self._control.request(cmd, **fields)
+
+    def driver(
+        self,
+        events: queue.Queue[m.Event],
+        *,
+        config: DriverConfig | None = None,
+        approved: Sequence[bytes] | None = None,
+    ) -> DeviceDriver:
+        """A host driver (not started) for this simulator's port, approving its firmware."""
+        cls = DRIVERS[m.DeviceKind[self.kind.upper()]]
+        path = str(self.link_path)
+        return cls(
+            self.name,
+            lambda: SerialTransport(path),
+            self.key,
+            events,
+            approved if approved is not None else [self.firmware_hash],
+            config=config,
+        )
+
+    def stop(self, timeout: float = 5.0) -> int | None:
+        """SIGTERM, then SIGKILL after ``timeout``; the exit status (None if never started)."""
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        proc = self.process
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._close_files()
+        return proc.returncode
+
+    def _stderr(self) -> str:
+        try:
+            lines = self.stderr_path.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return "no stderr"
+        return lines[-1] if lines else "no stderr"
+
+    def _close_files(self) -> None:
+        for fh in self._files:
+            fh.close()
+        self._files = []
+
+    def __enter__(self) -> SimProcess:
+        if self.process is None:
+            self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def _option(args: Sequence[str], name: str) -> str | None:
+    """The last value given for ``name`` (``--name V`` or ``--name=V``) in ``args``."""
+    value = None
+    for i, arg in enumerate(args):
+        if arg == name and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith(name + "="):
+            value = arg[len(name) + 1 :]
+    return value
