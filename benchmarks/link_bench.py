@@ -1,16 +1,21 @@
-"""Card path benchmark: simulator frame write -> driver event, against a bare pty floor.
+"""Card path benchmark: the firmware simulator writes a card frame -> the driver hands
+the CardDrawn event to the consumer, beside a bare pyserial pseudo-terminal floor.
 
-Run: .venv/bin/python benchmarks/link_bench.py [--cards N] [--idle-seconds S] [--json]
+Run: make bench   (or .venv/bin/python benchmarks/link_bench.py [--cards N] [--json])
 
-Three figures, measured in one run:
-* latency from the device process writing a card frame to the host driver handing
-  the CardDrawn event to the consumer thread (p50, p99), beside the floor: the same
-  device process writing the same number of bytes to the same kind of
-  pseudo-terminal, read by a bare pyserial port in the same way (select + read);
-* host CPU time (all threads) per card with cards sent flat out;
-* host CPU share of a connected, idle link (heartbeats only).
-The device side runs in its own process, as the firmware simulator does, so the
-two sides do not share a GIL.
+Measured in one run, on this machine:
+* floor: a separate process writes a frame-sized chunk (stamped with its monotonic
+  time) to a pty master; the main process reads it from the slave with a bare
+  pyserial port (select, then read). p50 and p99 of write -> read;
+* card latency: `firmware-sim shoe --pace realistic --pace-ms 1` records when it
+  writes each card frame (--trace-writes); the host's ShoeDriver reads, authenticates
+  and decodes it and puts a CardDrawn on the queue; a consumer thread takes it (the
+  time is noted there) and commits it. p50 and p99 of write -> taken;
+* host CPU per card: all host threads' CPU time while the simulator deals flat out
+  (--pace instant), divided by the cards;
+* idle: host CPU share of a connected link with no cards (heartbeats only), and the
+  simulator's own share, over --idle-seconds.
+Both clocks are CLOCK_MONOTONIC, shared by all processes on the machine.
 """
 
 from __future__ import annotations
@@ -35,13 +40,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from drivers import messages as m  # noqa: E402
-from drivers.device import ShoeDriver  # noqa: E402
-from drivers.transport import SerialTransport  # noqa: E402
-from firmware_sim.endpoint import DeviceEndpoint, Identity  # noqa: E402
+from drivers.device import DeviceDriver  # noqa: E402
+from firmware_sim.harness import SimProcess  # noqa: E402
 
 KEY = bytes(range(32))
-IDENT = Identity(m.DeviceKind.SHOE, "BENCH-SHOE", "B-1", "1.0")
-CARD_FRAME_LEN = 17 + 4 + 3
+CARD_FRAME_LEN = 17 + 4 + 3  # a CARD_DRAWN frame
 
 
 def pct(values: list[float], q: float) -> float:
@@ -49,193 +52,159 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-# ----------------------------------------------------------------- device process
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def device_main(link: str, mode: str, count: int, gap_us: int, out: str) -> None:
+# ----------------------------------------------------------------- floor
+
+
+def floor_writer(link: str, count: int, gap_us: int) -> None:
     master, slave = os.openpty()
     tty.setraw(slave)
-    tmp = link + ".tmp"
-    os.symlink(os.ttyname(slave), tmp)
-    os.replace(tmp, link)
-    stamps: dict[int, int] = {}
-    pending_stamp: list[int] = []
-
-    def write(data: bytes) -> None:
-        if pending_stamp and data[6] == m.MsgType.CARD_DRAWN:
-            stamps.setdefault(pending_stamp.pop(), time.monotonic_ns())
-        os.write(master, data)
-
-    if mode == "floor":
-        # Wait for the reader to say it is ready, then write timestamped chunks.
-        select.select([master], [], [])
-        os.read(master, 64)
-        for _ in range(count):
-            now = time.monotonic_ns()
-            os.write(master, now.to_bytes(8, "big") + bytes(CARD_FRAME_LEN - 8))
-            time.sleep(gap_us / 1e6)
-        select.select([master], [], [], 5)
-        return
-
-    ep = DeviceEndpoint(IDENT, KEY, write, lambda t, p: None)
-    idle_until = time.monotonic() + gap_us / 1e6  # idle mode: stay connected this long
-    sent = 0
-    next_send = 0.0
-    started = None
-    while True:
-        now = time.monotonic()
-        can_send = ep.established and sent < count and len(ep.backlog) < 8
-        if can_send and (mode in ("flat", "idle") or now >= next_send):
-            pending_stamp.append(ep.next_event_id)
-            ep.emit(m.MsgType.CARD_DRAWN, m.card_body("A", "S", False))
-            sent += 1
-            next_send = now + gap_us / 1e6
-            started = started or now
-            continue
-        if sent >= count and not ep.backlog and (mode != "idle" or now >= idle_until):
-            break
-        deadline = ep.link.next_deadline()
-        if ep.established and sent < count and mode != "idle":
-            deadline = min(deadline, next_send if mode != "flat" else now + 0.001)
-        ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
-        if ready:
-            ep.receive(os.read(master, 4096))
-        ep.poll()
-    Path(out).write_text(json.dumps({str(k): v for k, v in stamps.items()}))
-
-
-def spawn_device(
-    link: str, mode: str, count: int, gap_us: int, out: str
-) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--device", link, mode, str(count), str(gap_us), out]
-    )
-    deadline = time.monotonic() + 10
-    while not os.path.exists(link):
-        if time.monotonic() > deadline or proc.poll() is not None:
-            raise SystemExit("benchmark device did not start")
-        time.sleep(0.01)
-    return proc
-
-
-# ----------------------------------------------------------------- host side
+    os.symlink(os.ttyname(slave), link + ".tmp")
+    os.replace(link + ".tmp", link)
+    select.select([master], [], [])  # the reader says it is ready
+    os.read(master, 64)
+    for _ in range(count):
+        os.write(master, time.monotonic_ns().to_bytes(8, "big") + bytes(CARD_FRAME_LEN - 8))
+        time.sleep(gap_us / 1e6)
+    select.select([master], [], [], 5)
 
 
 def floor_latencies(tmp: str, count: int, gap_us: int) -> list[float]:
     link = f"{tmp}/floor"
-    proc = spawn_device(link, "floor", count, gap_us, f"{tmp}/floor.json")
+    argv = [sys.executable, __file__, "--floor-writer", link, str(count), str(gap_us)]
+    proc = subprocess.Popen(argv)
+    while not os.path.exists(link):
+        if proc.poll() is not None:
+            raise SystemExit("floor writer did not start")
+        time.sleep(0.01)
     port = serial.serial_for_url(link, timeout=0, exclusive=True)
-    fd = port.fileno()
     port.write(b"go")
     out: list[float] = []
     buf = bytearray()
     while len(out) < count:
-        select.select([fd], [], [], 5)
+        select.select([port.fileno()], [], [], 5)
         data = port.read(4096)
         got = time.monotonic_ns()
         buf += data
         while len(buf) >= CARD_FRAME_LEN:
-            sent = int.from_bytes(buf[:8], "big")
+            out.append((got - int.from_bytes(buf[:8], "big")) / 1e3)
             del buf[:CARD_FRAME_LEN]
-            out.append((got - sent) / 1e3)
     port.write(b"done")
     port.close()
     proc.wait(10)
     return out
 
 
-def driver_run(
-    tmp: str, name: str, mode: str, count: int, gap_us: int
-) -> tuple[list[float], float, ShoeDriver, subprocess.Popen[bytes]]:
-    link = f"{tmp}/{name}"
-    stamps_file = f"{tmp}/{name}.json"
-    q: queue.SimpleQueue[m.Event] = queue.SimpleQueue()
-    proc = spawn_device(link, mode, count, gap_us, stamps_file)
-    drv = ShoeDriver(name, lambda: SerialTransport(link), KEY, q, [IDENT.firmware_hash])
-    delivered: dict[int, int] = {}
-    cpu0 = 0.0
+# ----------------------------------------------------------------- card path
+
+
+def deal(
+    tmp: Path, name: str, cards: int, pace: list[str]
+) -> tuple[dict[int, int], dict[int, int], float]:
+    """Deal ``cards`` cards; return (written ns, taken ns) by event id and host CPU s."""
+    trace = tmp / f"{name}.trace"
+    decks = min(64, -(-cards // 52))
+    sim = SimProcess(
+        "shoe",
+        tmp,
+        KEY,
+        ["--decks", str(decks), "--seed", "1", *pace, "--trace-writes", str(trace)],
+        name=name,
+    ).start()
+    cards = min(cards, decks * 52)
+    events: queue.SimpleQueue[m.Event] = queue.SimpleQueue()
+    drv: DeviceDriver = sim.driver(events)
+    taken: dict[int, int] = {}
+    done = threading.Event()
 
     def consume() -> None:
-        while len(delivered) < count:
-            event = q.get()
+        while len(taken) < cards:
+            event = events.get()
             if isinstance(event, m.CardDrawn) and event.event_id is not None:
-                delivered[event.event_id] = time.monotonic_ns()
+                taken[event.event_id] = time.monotonic_ns()
                 drv.commit(event.event_id)
+        done.set()
 
-    consumer = threading.Thread(target=consume, daemon=True)
+    threading.Thread(target=consume, daemon=True).start()
     cpu0 = time.process_time()
     drv.start()
-    consumer.start()
-    consumer.join(120)
+    if not done.wait(300):
+        raise SystemExit(f"{name}: only {len(taken)} of {cards} cards arrived")
     cpu = time.process_time() - cpu0
-    proc.wait(30)
-    stamps = {int(k): v for k, v in json.loads(Path(stamps_file).read_text()).items()}
-    lat = [(delivered[i] - stamps[i]) / 1e3 for i in stamps if i in delivered]
-    return lat, cpu, drv, proc
-
-
-def idle_share(tmp: str, seconds: float) -> float:
-    link = f"{tmp}/idle"
-    q: queue.SimpleQueue[m.Event] = queue.SimpleQueue()
-    proc = spawn_device(link, "idle", 1, int((seconds + 3) * 1e6), f"{tmp}/idle.json")
-    drv = ShoeDriver("idle", lambda: SerialTransport(link), KEY, q, [IDENT.firmware_hash])
-    drv.start()
-    card = None
-    while card is None:
-        event = q.get(timeout=10)
-        if isinstance(event, m.CardDrawn):
-            card = event
-    drv.commit(card.event_id or 0)
-    time.sleep(0.5)
-    c0, w0 = time.process_time(), time.monotonic()
-    time.sleep(seconds)
-    share = (time.process_time() - c0) / (time.monotonic() - w0)
     drv.stop()
-    proc.wait(10)
-    return share
+    sim.stop()
+    written = {}
+    for line in trace.read_text().splitlines():
+        event_id, ns = line.split()
+        written[int(event_id)] = int(ns)
+    return written, taken, cpu
+
+
+def idle_shares(tmp: Path, seconds: float) -> tuple[float, float]:
+    sim = SimProcess("shoe", tmp, KEY, ["--decks", "1", "--pace", "manual"], name="idle").start()
+    events: queue.SimpleQueue[m.Event] = queue.SimpleQueue()
+    drv = sim.driver(events)
+    drv.start()
+    if not drv.connected.wait(10):
+        raise SystemExit("idle: the simulator did not connect")
+    time.sleep(1.0)
+    pid = sim.process.pid if sim.process else 0
+    c0, s0, w0 = time.process_time(), cpu_seconds(pid), time.monotonic()
+    time.sleep(seconds)
+    wall = time.monotonic() - w0
+    host, simulated = (time.process_time() - c0) / wall, (cpu_seconds(pid) - s0) / wall
+    drv.stop()
+    sim.stop()
+    return host, simulated
 
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "--device":
-        link, mode, count, gap, out = sys.argv[2:7]
-        device_main(link, mode, int(count), int(gap), out)
+    if len(sys.argv) > 1 and sys.argv[1] == "--floor-writer":
+        floor_writer(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cards", type=int, default=5000)
-    ap.add_argument("--gap-us", type=int, default=500, help="pause between cards for latency")
+    ap.add_argument("--cards", type=int, default=3000, help="cards per measurement (max 3328)")
     ap.add_argument("--idle-seconds", type=float, default=10.0)
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        floor = floor_latencies(tmp, args.cards, args.gap_us)
-        lat, _, drv, _ = driver_run(tmp, "paced", "paced", args.cards, args.gap_us)
-        drv.stop()
-        _, cpu, drv, _ = driver_run(tmp, "flat", "flat", args.cards, 0)
-        drv.stop()
-        idle = idle_share(tmp, args.idle_seconds)
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        floor = floor_latencies(tmpdir, args.cards, 1000)
+        paced = ["--pace", "realistic", "--pace-ms", "1"]
+        written, taken, _ = deal(tmp, "paced", args.cards, paced)
+        lat = [(taken[i] - written[i]) / 1e3 for i in taken if i in written]
+        _, flat_taken, cpu = deal(tmp, "flat", args.cards, ["--pace", "instant"])
+        idle_host, idle_sim = idle_shares(tmp, args.idle_seconds)
     result = {
-        "cards": args.cards,
-        "floor_p50_us": statistics.median(floor),
-        "floor_p99_us": pct(floor, 0.99),
-        "card_p50_us": statistics.median(lat),
-        "card_p99_us": pct(lat, 0.99),
-        "p99_ratio_to_floor": pct(lat, 0.99) / pct(floor, 0.99),
-        "cpu_us_per_card": cpu / args.cards * 1e6,
-        "idle_cpu_percent": idle * 100,
+        "cards": len(lat),
+        "floor_p50_us": round(statistics.median(floor), 1),
+        "floor_p99_us": round(pct(floor, 0.99), 1),
+        "card_p50_us": round(statistics.median(lat), 1),
+        "card_p99_us": round(pct(lat, 0.99), 1),
+        "card_p99_over_floor_p99": round(pct(lat, 0.99) / pct(floor, 0.99), 2),
+        "host_cpu_us_per_card": round(cpu / len(flat_taken) * 1e6, 1),
+        "host_idle_cpu_percent": round(idle_host * 100, 3),
+        "sim_idle_cpu_percent": round(idle_sim * 100, 3),
     }
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"cards per run: {args.cards}, paced every {args.gap_us} us for latency")
+    r = result
+    print(f"{r['cards']} cards per measurement, one every ~1 ms for latency")
     print("| measure | value | target |")
     print("|---|---|---|")
-    print(f"| pty floor latency p50 | {result['floor_p50_us']:.0f} us | |")
-    print(f"| pty floor latency p99 | {result['floor_p99_us']:.0f} us | |")
-    print(f"| card latency p50 | {result['card_p50_us']:.0f} us | |")
-    print(f"| card latency p99 | {result['card_p99_us']:.0f} us | < 1000 us |")
-    print(f"| card p99 / floor p99 | {result['p99_ratio_to_floor']:.1f}x | < 5x |")
-    print(f"| host CPU per card, flat out | {result['cpu_us_per_card']:.0f} us | < 100 us |")
-    print(f"| host CPU, idle connected link | {result['idle_cpu_percent']:.2f} % | < 1 % |")
+    print(f"| pty floor, write -> pyserial read, p50 | {r['floor_p50_us']} us | |")
+    print(f"| pty floor, write -> pyserial read, p99 | {r['floor_p99_us']} us | |")
+    print(f"| card frame written -> CardDrawn taken, p50 | {r['card_p50_us']} us | |")
+    print(f"| card frame written -> CardDrawn taken, p99 | {r['card_p99_us']} us | < 1000 us |")
+    print(f"| card p99 / floor p99 | {r['card_p99_over_floor_p99']}x | < 5x |")
+    print(f"| host CPU per card, dealt flat out | {r['host_cpu_us_per_card']} us | < 100 us |")
+    print(f"| host CPU, connected idle link | {r['host_idle_cpu_percent']} % | < 1 % |")
+    print(f"| simulator CPU, connected idle link | {r['sim_idle_cpu_percent']} % | |")
 
 
 if __name__ == "__main__":

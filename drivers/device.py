@@ -75,6 +75,7 @@ class DeviceDriver:
         self._thread: threading.Thread | None = None
         self._transport: Transport | None = None
         self._waiting_until = 0.0
+        self._event_ack_due: float | None = None
         self._link = Link(
             is_device=False,
             device_key=key,
@@ -115,18 +116,17 @@ class DeviceDriver:
     # ------------------------------------------------------------------ controller API
 
     def commit(self, event_id: int) -> None:
-        """Every event up to ``event_id`` is durably recorded: the device may forget them."""
+        """Every event up to ``event_id`` is durably recorded: the device may forget them.
+
+        The EVENT_ACK leaves from the I/O thread at most ``ack_delay`` later, so that the
+        commits of a burst of cards share one frame."""
         with self._lock:
             if self._last_committed is not None and event_id <= self._last_committed:
                 return
             self._last_committed = event_id
-            if not self._link.established:
-                return  # sent after the next handshake
-            try:
-                self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(event_id))
-            except (LinkError, TransportError):
-                return  # sent after the next handshake
-            self._wake_if_due()
+            if self._event_ack_due is None and self._link.established:
+                self._event_ack_due = self._clock() + self._config.link.ack_delay
+                self._wake_if_due()
 
     def _command(self, mtype: m.MsgType, payload: bytes = b"") -> None:
         with self._lock:
@@ -150,16 +150,29 @@ class DeviceDriver:
             raise NotConnected(f"{self.name} is not connected")
         transport.write(data)
 
+    def _next_deadline(self) -> float:
+        """When the I/O thread must next run (lock held)."""
+        deadline = self._link.next_deadline()
+        if self._event_ack_due is not None:
+            deadline = min(deadline, self._event_ack_due)
+        return deadline
+
     def _wake_if_due(self) -> None:
         """Called with the lock held after a send. Wake the I/O thread only when the new
-        deadline (a retransmit timer) is much earlier than the one it sleeps on; an
-        incoming frame wakes it soon enough otherwise."""
+        deadline (a retransmit timer, an EVENT_ACK) is much earlier than the one it
+        sleeps on; an incoming frame wakes it soon enough otherwise."""
         transport = self._transport
         if (
             transport is not None
-            and self._link.next_deadline() < self._waiting_until - self._config.link.rto_min
+            and self._next_deadline() < self._waiting_until - self._config.link.rto_min
         ):
             transport.wake()
+
+    def _send_event_ack(self) -> None:
+        """Lock held: acknowledge everything committed so far, in one frame."""
+        self._event_ack_due = None
+        if self._last_committed is not None:
+            self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(self._last_committed))
 
     def _emit(self, event: m.Event) -> None:
         self._events.put(event)
@@ -205,6 +218,7 @@ class DeviceDriver:
             finally:
                 self.connected.clear()
                 with self._lock:
+                    self._event_ack_due = None
                     self._link.reset()
                     self._transport = None
                 transport.close()
@@ -218,7 +232,7 @@ class DeviceDriver:
         link = self._link
         with self._lock:
             held = link.receive(b"")  # frames that came in the same read as the reply
-            self._waiting_until = link.next_deadline()
+            self._waiting_until = self._next_deadline()
         for mtype, payload in held:
             self._dispatch(mtype, payload)
         while not self._stop.is_set():
@@ -226,8 +240,10 @@ class DeviceDriver:
             with self._lock:
                 msgs = link.receive(data) if data else []
                 msgs += link.poll()
+                if self._event_ack_due is not None and self._clock() >= self._event_ack_due:
+                    self._send_event_ack()
                 tamper = link.take_tamper()
-                self._waiting_until = link.next_deadline()
+                self._waiting_until = self._next_deadline()
             if tamper is not None:
                 self._tamper(tamper)
             for mtype, payload in msgs:
@@ -332,8 +348,7 @@ class DeviceDriver:
             )
         )
         with self._lock:
-            if self._last_committed is not None:
-                self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(self._last_committed))
+            self._send_event_ack()
 
     def _report_unavailable(self, reason: str) -> None:
         """One log line and one fault event per distinct reason while not connected."""

@@ -86,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common.add_argument("--faults", metavar="FILE.json", help="wire faults: seed, rates, script")
     common.add_argument(
+        "--trace-writes",
+        metavar="FILE",
+        help="at exit, write 'event_id monotonic_ns' of each card frame's first write",
+    )
+    common.add_argument(
         "--log-level", choices=("debug", "info", "warning", "error"), default="info"
     )
 
@@ -205,7 +210,9 @@ def build(args: argparse.Namespace) -> Simulator:
             shuffle_time=args.shuffle_ms / 1000,
         )
     control = args.control or args.link + ".control"
-    return Simulator(firmware, wire, link_path=args.link, control_path=control)
+    return Simulator(
+        firmware, wire, link_path=args.link, control_path=control, trace_path=args.trace_writes
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,6 +20,8 @@ from types import FrameType
 
 import structlog
 
+from drivers import codec
+from drivers import messages as m
 from firmware_sim.control import CommandError, ControlServer, Fields, Reply, int_field
 from firmware_sim.devices import Command, Firmware, dispatch, no_fields
 from firmware_sim.faults import FaultLayer, FaultSpec, Outgoing
@@ -66,6 +68,9 @@ class Wire:
         self._clock = clock
         self._queue: deque[Outgoing] = deque()
         self.silent_until = 0.0
+        # --trace-writes: event id -> monotonic ns of the first write of each card frame
+        # (benchmarks/link_bench.py measures latency from it; the card itself is not kept).
+        self.card_writes: dict[int, int] | None = None
 
     def write(self, frame: bytes) -> None:
         """The link's write callback."""
@@ -84,6 +89,8 @@ class Wire:
         # A delayed head holds back everything behind it, as on a real serial line.
         while self.ready(now):
             head = self._queue[0]
+            if self.card_writes is not None:
+                _trace_card(head.data, self.card_writes)
             try:
                 n = os.write(fd, head.data)
             except BlockingIOError:
@@ -93,8 +100,19 @@ class Wire:
                 return
             self._queue.popleft()
 
+    def save_trace(self, path: str) -> None:
+        with open(path, "w", encoding="ascii") as fh:
+            for event_id, ns in sorted((self.card_writes or {}).items()):
+                fh.write(f"{event_id} {ns}\n")
+
     def clear(self) -> None:
         self._queue.clear()
+
+
+def _trace_card(data: bytes, writes: dict[int, int]) -> None:
+    """Note when a CARD_DRAWN frame first leaves (its event id is at offset 7)."""
+    if len(data) >= 11 and data[0] == codec.SYNC and data[6] == m.MsgType.CARD_DRAWN:
+        writes.setdefault(int.from_bytes(data[7:11], "big"), time.monotonic_ns())
 
 
 class Simulator:
@@ -107,12 +125,16 @@ class Simulator:
         *,
         link_path: str,
         control_path: str,
+        trace_path: str | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.firmware = firmware
         self.endpoint = firmware.endpoint
         self.wire = wire
         self.link_path = link_path
+        self._trace_path = trace_path
+        if trace_path is not None:
+            wire.card_writes = {}
         self._clock = clock
         self._stopping = False
         self._replug_at: float | None = None
@@ -240,6 +262,8 @@ class Simulator:
         self._stopping = True
 
     def _close(self) -> None:
+        if self._trace_path is not None:
+            self.wire.save_trace(self._trace_path)
         if self.pty is not None:
             self.pty.close()
             self.pty = None
