@@ -9,6 +9,7 @@ after a reconnect replays) every event until then.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 import time
@@ -76,6 +77,7 @@ class DeviceDriver:
         self._transport: Transport | None = None
         self._waiting_until = 0.0
         self._event_ack_due: float | None = None
+        self._event_ack_sent_at = 0.0
         self._link = Link(
             is_device=False,
             device_key=key,
@@ -118,15 +120,24 @@ class DeviceDriver:
     def commit(self, event_id: int) -> None:
         """Every event up to ``event_id`` is durably recorded: the device may forget them.
 
-        The EVENT_ACK leaves from the I/O thread at most ``ack_delay`` later, so that the
-        commits of a burst of cards share one frame."""
+        The EVENT_ACK goes out at once, unless one went out less than ``ack_delay`` ago:
+        then the I/O thread sends one for all commits when that time is up, so a burst
+        of cards shares one frame."""
         with self._lock:
             if self._last_committed is not None and event_id <= self._last_committed:
                 return
             self._last_committed = event_id
-            if self._event_ack_due is None and self._link.established:
-                self._event_ack_due = self._clock() + self._config.link.ack_delay
+            if not self._link.established or self._event_ack_due is not None:
+                return  # sent after the next handshake, or already on its way
+            next_allowed = self._event_ack_sent_at + self._config.link.ack_delay
+            if self._clock() < next_allowed:
+                self._event_ack_due = next_allowed
                 self._wake_if_due()
+                return
+            # No wake for its retransmit timer: the device keeps the events until an
+            # EVENT_ACK arrives, and the I/O thread runs within a heartbeat interval.
+            with contextlib.suppress(LinkError, TransportError):  # resent at reconnect
+                self._send_event_ack()
 
     def _command(self, mtype: m.MsgType, payload: bytes = b"") -> None:
         with self._lock:
@@ -171,6 +182,7 @@ class DeviceDriver:
     def _send_event_ack(self) -> None:
         """Lock held: acknowledge everything committed so far, in one frame."""
         self._event_ack_due = None
+        self._event_ack_sent_at = self._clock()
         if self._last_committed is not None:
             self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(self._last_committed))
 

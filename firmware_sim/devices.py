@@ -167,7 +167,7 @@ def no_fields(action: Callable[[], Reply]) -> Command:
 
 
 class Pace(enum.Enum):
-    INSTANT = "instant"  # as fast as the host acknowledges, never more than a window ahead
+    INSTANT = "instant"  # as fast as the link's window allows
     REALISTIC = "realistic"  # one card per interval while a host is connected
     MANUAL = "manual"  # only on the control "draw" command
 
@@ -221,8 +221,12 @@ class ShoeFirmware(Firmware):
         super().tick(now)
         connected = self.endpoint.established
         if self.pace is Pace.INSTANT:
-            window = self.endpoint.link.config.window
-            while connected and self._stack and len(self.endpoint.backlog) < window:
+            # As fast as the link's window lets frames out (a real shoe at full rate),
+            # however far the host's EVENT_ACKs lag behind, within the backlog limit.
+            link = self.endpoint.link
+            while connected and self._stack and link.unacked < link.config.window:
+                if not self.has_room():
+                    break
                 self._draw()
         elif self.pace is Pace.REALISTIC:
             if not connected:

@@ -155,25 +155,26 @@ def test_seeded_spanish_shoe_deals_the_seeded_shuffle(start: Start, tmp_path: Pa
     assert ids(events[1:]) == list(range(1, 52))
 
 
-def test_instant_pace_waits_for_acknowledgements(tmp_path: Path) -> None:
+def test_instant_pace_deals_at_link_speed_and_keeps_every_uncommitted_event(
+    tmp_path: Path,
+) -> None:
     sim = SimProcess("shoe", tmp_path, KEY, ["--decks", "1", "--seed", "1", "--pace", "instant"])
     with sim:
         events: queue.Queue[m.Event] = queue.Queue()
         driver: DeviceDriver = sim.driver(events, config=FAST)
         driver.start()
         try:
-            # Nothing is committed, so the device must stop when its window is full.
-            got = [events.get(timeout=2) for _ in range(1 + 8)]
+            # Nothing is committed: the link still carries the whole shoe, and the
+            # device keeps every event until the host says it is recorded.
+            got = [events.get(timeout=2) for _ in range(2 + 52 + 1)]
             assert [type(e) for e in got[:2]] == [m.DeviceConnected, m.CardsLoaded]
-            assert all(isinstance(e, m.CardDrawn) for e in got[2:])
-            time.sleep(0.15)
-            assert events.empty()
-            assert sim.control("status")["backlog"] == 8
+            assert all(isinstance(e, m.CardDrawn) for e in got[2:-1])
+            assert isinstance(got[-1], m.ShoeEmpty)
+            assert sim.control("status")["backlog"] == 1 + 52 + 1
+            driver.commit(got[30].event_id or 0)
+            wait_status(sim, "backlog", 1 + 52 + 1 - (got[30].event_id or 0))
             driver.commit(got[-1].event_id or 0)
-            wait_status(sim, "cards_left", 52 - 7 - 8)
-            time.sleep(0.15)
-            assert events.qsize() == 8  # the window opened again, once
-            assert sim.control("status")["cards_left"] == 52 - 7 - 8
+            wait_status(sim, "backlog", 0)
         finally:
             driver.stop()
 

@@ -314,14 +314,18 @@ def test_full_backlog_is_reported_once_and_refuses_more_events() -> None:
     assert backlog_types(fw).count(m.MsgType.FAULT) == 1  # full again: said again
 
 
-def test_instant_pace_never_runs_ahead_of_the_window() -> None:
+def test_instant_pace_never_runs_ahead_of_the_link_window() -> None:
     fw = shoe(["AS"] * 50, Pace.INSTANT)
     fw.start()
     fw.tick(0.0)
     assert len(fw.endpoint.backlog) == 1  # no session: nothing is dealt
     fw.endpoint.link.establish(bytes(16), bytes(16))
     fw.tick(0.0)
-    assert len(fw.endpoint.backlog) == fw.endpoint.link.config.window
+    window = fw.endpoint.link.config.window
+    assert fw.endpoint.link.unacked == window  # frames in flight, not yet acknowledged
+    assert len(fw.endpoint.backlog) == 1 + window
+    fw.tick(0.0)
+    assert len(fw.endpoint.backlog) == 1 + window  # nothing more until the link ACKs
 
 
 def test_realistic_pace_deals_one_card_per_interval_while_connected() -> None:
