@@ -3,6 +3,7 @@ link and drivers, with faults injected by the simulator."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import random
@@ -212,5 +213,62 @@ def test_device_with_another_key_is_never_connected(tmp_path: Path, sims: list[S
         time.sleep(1.0)
         assert not drv.connected.is_set()
         assert sim.control("status")["connected"] is False
+    finally:
+        drv.stop()
+
+
+def test_device_sending_only_garbage_is_reported_once_and_nothing_crashes(
+    tmp_path: Path,
+) -> None:
+    import os
+    import threading
+    import tty
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    link = tmp_path / "noisy"
+    link.symlink_to(os.ttyname(slave))
+    stop = threading.Event()
+
+    def spew() -> None:
+        rng = random.Random(9)
+        while not stop.is_set():
+            # Garbage, with SYNC bytes and plausible headers among it.
+            junk = bytes(rng.choice((0xA5, rng.randrange(256))) for _ in range(64))
+            with contextlib.suppress(OSError):
+                os.write(master, junk)
+            time.sleep(0.01)
+
+    spewer = threading.Thread(target=spew, daemon=True)
+    spewer.start()
+    q: queue.Queue[m.Event] = queue.Queue()
+    drv = ShoeDriver("shoe", lambda: SerialTransport(str(link)), KEY, q, [])
+    drv.start()
+    try:
+        event = next_event(q, m.DeviceUnavailable, timeout=5)
+        assert "no answer to HELLO" in event.reason  # type: ignore[attr-defined]
+        time.sleep(2.5)  # several more attempts
+        assert q.empty()
+        assert drv._thread is not None and drv._thread.is_alive()
+    finally:
+        drv.stop()
+        stop.set()
+        spewer.join(2)
+        os.close(master)
+        os.close(slave)
+
+
+def test_busy_port_is_reported_as_a_fault_event(tmp_path: Path, sims: list[SimProcess]) -> None:
+    sim = SimProcess("shoe", tmp_path, KEY, ["--decks", "1", "--pace", "manual"])
+    sims.append(sim.start())
+    holder = SerialTransport(str(sim.link_path))
+    holder.open()  # another process's exclusive hold, as far as the driver can tell
+    q: queue.Queue[m.Event] = queue.Queue()
+    drv = driver_for(ShoeDriver, sim, q)
+    try:
+        event = next_event(q, m.DeviceUnavailable, timeout=5)
+        assert "in use by another process" in event.reason  # type: ignore[attr-defined]
+        holder.close()
+        next_event(q, m.DeviceConnected, timeout=5)  # retried with backoff, then connected
     finally:
         drv.stop()
