@@ -1,0 +1,49 @@
+"""Card tokens shared by every game: two characters, rank then suit ("TD", "7S").
+
+Ranks A23456789TJQK, suits SHDC; "10D" is accepted as input. "CUT" is the
+cover/cutting card and is not a card of any deck.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from drivers.messages import RANKS, SUITS, parse_card
+
+CUT = "CUT"
+
+
+class CardError(ValueError):
+    """A token that is not a card."""
+
+
+def card(token: str) -> str:
+    """The canonical token of a card ("10d" -> "TD"); CardError otherwise."""
+    try:
+        rank, suit = parse_card(token)
+    except ValueError as exc:
+        raise CardError(str(exc)) from None
+    return rank + suit
+
+
+def rank(token: str) -> str:
+    return token[0]
+
+
+def deck(spanish: bool = False) -> list[str]:
+    """One deck in rank-major order: 52 cards, or 48 without the tens (551.3(a))."""
+    return [r + s for r in RANKS if not (spanish and r == "T") for s in SUITS]
+
+
+def check_composition(tokens: Iterable[str], decks: int, spanish: bool = False) -> None:
+    """CardError naming the first card that ``decks`` decks cannot hold."""
+    allowed = {c: decks for c in deck(spanish)}
+    for position, token in enumerate(tokens, 1):
+        if token == CUT:
+            continue
+        c = card(token)
+        if c not in allowed:
+            raise CardError(f"card {position}: {c} is not in a Spanish 21 deck (551.3(a))")
+        allowed[c] -= 1
+        if allowed[c] < 0:
+            raise CardError(f"card {position}: more {c} than {decks} decks hold")
