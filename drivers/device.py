@@ -22,6 +22,7 @@ import structlog
 from drivers import messages as m
 from drivers.errors import (
     HandshakeRefused,
+    LinkBusy,
     LinkError,
     LinkLost,
     MalformedMessage,
@@ -253,7 +254,10 @@ class DeviceDriver:
                 msgs = link.receive(data) if data else []
                 msgs += link.poll()
                 if self._event_ack_due is not None and self._clock() >= self._event_ack_due:
-                    self._send_event_ack()
+                    try:
+                        self._send_event_ack()
+                    except LinkBusy:  # the window and queue are full: try again shortly
+                        self._event_ack_due = self._clock() + self._config.link.ack_delay
                 tamper = link.take_tamper()
                 self._waiting_until = self._next_deadline()
             if tamper is not None:
@@ -283,7 +287,10 @@ class DeviceDriver:
             data = transport.read(4096, wake_at)
             with self._lock:
                 msgs = self._link.receive(data) if data else []
-                msgs += self._link.poll()  # drops a stalled false frame start
+                if not any(t == m.MsgType.HELLO_REPLY for t, _ in msgs):
+                    # Drops a stalled false frame start; not after the reply, or the
+                    # frames held behind it would be judged before the session exists.
+                    msgs += self._link.poll()
                 tamper = self._link.take_tamper()
             if tamper is not None:
                 self._tamper(tamper)

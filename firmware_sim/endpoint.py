@@ -90,7 +90,12 @@ class DeviceEndpoint:
             self.link.send(mtype, payload)
 
     def receive(self, data: bytes) -> None:
-        for mtype, payload in self.link.receive(data):
+        try:
+            msgs = self.link.receive(data)
+        except LinkLost:
+            self.link.reset()  # control counter exhausted: wait for the host's next HELLO
+            return
+        for mtype, payload in msgs:
             self._handle(mtype, payload)
 
     def poll(self) -> None:

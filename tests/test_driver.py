@@ -411,3 +411,21 @@ def test_event_of_another_device_kind_does_not_open_a_gap(devices: list[InProces
         assert isinstance(q.get(timeout=2), m.CardDrawn)
     finally:
         drv.stop()
+
+
+def test_backlog_sent_right_behind_the_reply_is_not_dropped(
+    devices: list[InProcessDevice],
+) -> None:
+    dev = make_device(m.DeviceKind.SHOE)
+    devices.append(dev)
+    for r in "234":
+        dev.endpoint.emit(m.MsgType.CARD_DRAWN, m.card_body(r, "H", False))
+    drv, q = start(ShoeDriver, dev)
+    try:
+        next_event(q, m.DeviceConnected)
+        cards = [next_event(q, m.CardDrawn, timeout=2) for _ in range(3)]
+        assert [c.token for c in cards] == ["2H", "3H", "4H"]  # type: ignore[attr-defined]
+        assert drv.link_stats["stale_frames"] == 0  # none judged before the session
+        assert drv.link_stats["retransmits"] == 0
+    finally:
+        drv.stop()
