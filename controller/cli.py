@@ -21,6 +21,7 @@ from typing import NoReturn
 
 import structlog
 
+from controller import analyze
 from controller.view import LiveView
 from drivers import messages as m
 from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver, ShufflerDriver
@@ -82,12 +83,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--pace-ms", type=_positive, default=250, help="simulated dealing pace")
     run.add_argument("--seed", type=int, help="seed for the simulated shuffle (default: random)")
     run.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])
+    analyze.add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    configure_logging(args.log_level)
+    configure_logging(getattr(args, "log_level", "warning"))
+    if args.command == "analyze":
+        return analyze.run(args)
     if args.command == "run":
         if not args.simulate:
             print(

@@ -52,3 +52,20 @@ def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str) -
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in result.stderr
+
+
+def test_analyze_prints_the_published_eight_deck_counts() -> None:
+    result = tablectl("analyze", "baccarat", "--decks", "8", "--json")
+    assert result.returncode == 0, result.stderr
+    import json
+
+    counts = json.loads(result.stdout)
+    text = json.dumps(counts)
+    for published in ("2292252566437888", "2230518282592256", "475627426473216"):
+        assert published in text.replace(",", "").replace("_", "")
+
+
+def test_analyze_bad_decks_is_one_line() -> None:
+    result = tablectl("analyze", "baccarat", "--decks", "3")
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "545.3(a)" in result.stderr

@@ -1,0 +1,140 @@
+"""Exact outcome counts and house edge of the Baccarat / Midibaccarat wagers.
+
+Every ordered six-card deal from the shoe is counted once, whether the round uses
+four, five or six of its cards, as the published tables count them. Cards are
+grouped by value class (545.6(a): ten-count cards are one class of 16 per deck), so
+the count is a sum over value sequences of falling products of class sizes; the
+order of the player's and of the banker's first two cards does not change the
+round, so each unordered pair is counted once with its multiplicity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations_with_replacement
+
+from controller.rules.baccarat import (
+    BaccaratRules,
+    Bet,
+    Outcome,
+    banker_draws_by_points,
+    player_draws_by_points,
+)
+
+CARDS_PER_DECK = 52
+_PAIRS = tuple(combinations_with_replacement(range(10), 2))
+
+
+@dataclass(frozen=True)
+class DealCounts:
+    """How many ordered six-card deals end in each outcome."""
+
+    banker: int
+    player: int
+    tie: int
+
+    @property
+    def total(self) -> int:
+        return self.banker + self.player + self.tie
+
+    def count(self, outcome: Outcome) -> int:
+        return {"banker": self.banker, "player": self.player, "tie": self.tie}[outcome]
+
+    def probability(self, outcome: Outcome) -> Fraction:
+        return Fraction(self.count(outcome), self.total)
+
+
+def deck_classes(decks: int) -> tuple[int, ...]:
+    """Cards of each value 0-9 in ``decks`` decks: 10/J/Q/K are value 0 (545.6(a))."""
+    if decks < 1:
+        raise ValueError(f"decks must be at least 1, not {decks}")
+    return (16 * decks, *(4 * decks for _ in range(9)))
+
+
+@lru_cache(maxsize=16)
+def deal_counts(decks: int) -> DealCounts:
+    """Outcome counts for a full shoe of ``decks`` decks."""
+    return count_outcomes(deck_classes(decks))
+
+
+def count_outcomes(classes: Sequence[int]) -> DealCounts:
+    """Outcome counts for a shoe holding ``classes[v]`` cards of value v (v = 0..9)."""
+    if len(classes) != 10 or min(classes) < 0:
+        raise ValueError("ten non-negative counts, one per card value 0-9, are needed")
+    size = sum(classes)
+    if size < 6:
+        raise ValueError(f"a round can need six cards; the shoe holds {size}")
+    rest = list(classes)
+    tally = [0, 0, 0]  # banker, player, tie
+    # What the unused positions of the six-card deal can hold after 4 or 5 cards.
+    after_four = (size - 4) * (size - 5)
+    after_five = size - 5
+
+    def take(v: int) -> int:
+        # A class taken past empty turns negative only after a zero factor: weight 0.
+        ways = rest[v]
+        rest[v] -= 1
+        return ways
+
+    def record(weight: int, player_point: int, banker_point: int) -> None:
+        if banker_point > player_point:
+            tally[0] += weight
+        elif player_point > banker_point:
+            tally[1] += weight
+        else:
+            tally[2] += weight
+
+    for p1, p2 in _PAIRS:
+        for b1, b2 in _PAIRS:
+            orders = (1 if p1 == p2 else 2) * (1 if b1 == b2 else 2)
+            # 545.9(c): P, B, P, B; the falling product does not depend on the order.
+            weight = orders * take(p1) * take(b1) * take(p2) * take(b2)
+            if weight:
+                pp, bp = (p1 + p2) % 10, (b1 + b2) % 10
+                if pp >= 8 or bp >= 8:
+                    record(weight * after_four, pp, bp)  # 545.11(a): a Natural
+                elif player_draws_by_points(pp, bp):
+                    for x in range(10):
+                        w1 = weight * take(x)
+                        if w1:
+                            p3 = (pp + x) % 10
+                            if banker_draws_by_points(bp, x):
+                                for y in range(10):
+                                    record(w1 * rest[y], p3, (bp + y) % 10)
+                            else:
+                                record(w1 * after_five, p3, bp)
+                        rest[x] += 1
+                elif banker_draws_by_points(bp, None):
+                    for y in range(10):
+                        record(weight * rest[y] * after_five, pp, (bp + y) % 10)
+                else:
+                    record(weight * after_four, pp, bp)
+            for v in (p1, b1, p2, b2):
+                rest[v] += 1
+    return DealCounts(*tally)
+
+
+def expected_return(counts: DealCounts, bet: Bet, rules: BaccaratRules) -> Fraction:
+    """The wager's exact expected net per unit staked (negative: the player loses).
+
+    The vigorish is taken exactly (545.13(c)); the optional rounding of 545.13(d) /
+    543.13(d) depends on the amount and is left out.
+    """
+    banker = counts.probability("banker")
+    player = counts.probability("player")
+    tie = counts.probability("tie")
+    if bet == "player":
+        return player - banker  # 545.13(a); a tie returns the wager, 545.8(a)(2)(iii)
+    if bet == "tie":
+        return rules.tie_odds * tie - (1 - tie)  # 545.13(b)
+    if rules.vigorish == "tie_25":
+        return banker - player - tie / 4  # 543.13(f)
+    return banker * (1 - Fraction(rules.commission, 100)) - player  # 545.13(c)
+
+
+def house_edge(counts: DealCounts, bet: Bet, rules: BaccaratRules) -> Fraction:
+    """The casino's expected win per unit staked on ``bet``."""
+    return -expected_return(counts, bet, rules)
