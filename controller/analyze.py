@@ -29,9 +29,9 @@ class RulesFileError(ValueError):
 
 
 def add_parser(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    subparsers: argparse._SubParsersAction[Any],
 ) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
+    parser: argparse.ArgumentParser = subparsers.add_parser(
         "analyze", help="exact probabilities and house edge of a game's wagers"
     )
     parser.add_argument("game", choices=GAMES)

@@ -36,7 +36,9 @@ OUTSIDE = {
     "635a.7(b)": "which hand the dealer uses",
 }
 
-_SECTION = re.compile(r"^(?:58 Pa\. Code )?§ (\d+a?\.\d+)[.\s-]")
+# A heading starts its line ("§ 545.11. Rules for ...") or ends the chapter's list of
+# contents ("... 551.16. Irregularities. § 551.1. Definitions.").
+_SECTION = re.compile(r"(?:^(?:58 Pa\. Code )?|\. )§ (\d+a?\.\d+)(?:\. [A-Z][^§]*$| - )")
 _LETTER = re.compile(r"^\(([a-z])\) ")
 
 
@@ -54,7 +56,7 @@ def subsections(text: str) -> list[Subsection]:
     found_letter = False
     heading = ""
     for line in text.splitlines():
-        head = _SECTION.match(line)
+        head = _SECTION.search(line)
         if head:
             if section is not None and not found_letter:
                 out.append(Subsection(section, heading))
