@@ -21,7 +21,7 @@ from typing import NoReturn
 
 import structlog
 
-from controller import analyze
+from controller import analyze, bench
 from controller.view import LiveView
 from drivers import messages as m
 from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver, ShufflerDriver
@@ -84,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, help="seed for the simulated shuffle (default: random)")
     run.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])
     analyze.add_parser(sub)
+    bench.add_parser(sub)
     return parser
 
 
@@ -92,6 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(getattr(args, "log_level", "warning"))
     if args.command == "analyze":
         return analyze.run(args)
+    if args.command == "bench":
+        return bench.run(args)
     if args.command == "run":
         if not args.simulate:
             print(

@@ -1,0 +1,100 @@
+"""The table's event model: console commands in, and what a table needs from outside.
+
+A table consumes two kinds of input on one thread: the drivers' device events
+(``drivers.messages``) and the console commands below. It writes every input and
+every decision to a ``Journal`` and talks back to the devices through ``Devices``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import ClassVar, Protocol
+
+
+class Command:
+    """A command from the dealer's or the floorperson's console."""
+
+    name: ClassVar[str]
+
+    def fields(self) -> dict[str, object]:
+        """The command's fields as a journal records them."""
+        return {}
+
+
+@dataclass(frozen=True, slots=True)
+class Wager(Command):
+    """Set a seat's wager on one bet; an amount of 0 withdraws it (545.8(c))."""
+
+    seat: int
+    bet: str
+    amount: Decimal | int
+
+    name = "wager"
+
+    def fields(self) -> dict[str, object]:
+        return {"seat": self.seat, "bet": self.bet, "amount": self.amount}
+
+
+@dataclass(frozen=True, slots=True)
+class NoMoreBets(Command):
+    """The dealer announces "no more bets" (545.8(c), 545.9(b), 543.9(b))."""
+
+    name = "no_more_bets"
+
+
+@dataclass(frozen=True, slots=True)
+class DisclosedCard(Command):
+    """The card drawn in error was seen as it was drawn (545.15(c), 543.14(c)): it goes
+    to the discard with the next card, drawn face down."""
+
+    name = "disclosed_card"
+
+
+@dataclass(frozen=True, slots=True)
+class ManualShuffle(Command):
+    """The dealer declares the cards shuffled and cut by hand (545.5, 543.5)."""
+
+    name = "manual_shuffle"
+
+
+@dataclass(frozen=True, slots=True)
+class FloorClear(Command):
+    """A floorperson clears a stopped table. ``card``: the card the shoe could not
+    read, as the floorperson reads it from the layout."""
+
+    card: str | None = None
+
+    name = "floor_clear"
+
+    def fields(self) -> dict[str, object]:
+        return {} if self.card is None else {"card": self.card}
+
+
+class Journal(Protocol):
+    """Where a table writes its record, one entry at a time."""
+
+    def record(self, entry: Mapping[str, object]) -> None:
+        """Keep ``entry``; it must be durable when this returns (a device event is
+        acknowledged to its device right after)."""
+
+
+class Devices(Protocol):
+    """The table's way back to its devices."""
+
+    def commit(self, device: str, event_id: int) -> None:
+        """Events of ``device`` up to ``event_id`` are recorded: the device may drop them."""
+
+    def display(self, text: str) -> bool:
+        """Show ``text`` on the shoe's display; False when it could not be sent."""
+
+
+class Need(enum.Enum):
+    """What a table waits for next, so a dealer (or the bench) knows what to do."""
+
+    SHUFFLE = "shuffle"  # shuffled and cut cards: a shuffler's shuffle or a manual one
+    WAGERS = "wagers"  # wagering is open until "no more bets"
+    CARD = "card"  # the next card out of the shoe
+    FLOOR = "floor"  # play is stopped until a floorperson clears it

@@ -1,0 +1,199 @@
+"""``tablectl bench`` end to end over real pseudo-terminals: the simulated shoe (and
+shuffler) as processes, the real drivers, the table machine; and bad scenarios."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.bench import add_parser, run
+
+EXAMPLES = Path(__file__).resolve().parent / "spec" / "examples"
+FAULTS = [
+    {"kind": "corrupt", "rate": 0.02},
+    {"kind": "drop", "rate": 0.02},
+    {"kind": "duplicate", "rate": 0.02},
+    {"kind": "unplug", "device": "shoe", "at_card": 100, "duration_ms": 300},
+]
+
+
+def bench(scenario: Path, out: Path) -> int:
+    parser = argparse.ArgumentParser(prog="tablectl")
+    add_parser(parser.add_subparsers())
+    return run(parser.parse_args(["bench", str(scenario), "--events", str(out)]))
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def expected(name: str) -> list[dict[str, Any]]:
+    out = lines(EXAMPLES / f"{name}.expected.jsonl")
+    for entry in out:
+        entry.pop("note", None)
+    return out
+
+
+def contract(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The round_end and shoe_end lines, cut to the fields the contract names."""
+    ends = [e for e in got if e["type"] in ("round_end", "shoe_end")]
+    assert len(ends) == len(want)
+    return [{k: e.get(k, "<missing>") for k in w} for e, w in zip(ends, want, strict=True)]
+
+
+def assert_clean_run(events: list[dict[str, Any]]) -> None:
+    kinds = {e["type"] for e in events}
+    assert not kinds & {"refused", "internal_error", "irregularity"}
+    assert events[0]["type"] == "bench_start" and events[-1]["type"] == "bench_end"
+    assert events[-1]["rounds_per_second"] > 0
+
+
+@pytest.mark.parametrize("name", ["baccarat-eight-decks", "midibaccarat-cover-card-at-hand-start"])
+@pytest.mark.reg(
+    "545.5(f)",
+    "543.5(g)",
+    "545.9(c)",
+    "543.9(c)",
+    "545.11(b)",
+    "545.11(c)",
+    "543.11(b)",
+    "543.11(c)",
+)
+@pytest.mark.reg("545.10(e)", "543.10(e)", "545.12(a)", "543.12(a)")
+def test_golden_scenarios(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "events.jsonl"
+    assert bench(EXAMPLES / f"{name}.json", out) == 0
+    events = lines(out)
+    want = expected(name)
+    assert contract(events, want) == want
+    assert_clean_run(events)
+    assert all(p["shown"] for p in events if p["type"] == "prompt")
+    stderr = capsys.readouterr().err.strip().splitlines()
+    assert len(stderr) == 1 and stderr[0].endswith("rounds/s)")
+
+
+@pytest.mark.reg("545.10(e)")
+def test_golden_scenario_survives_wire_faults_and_an_unplugged_shoe(tmp_path: Path) -> None:
+    scenario = json.loads((EXAMPLES / "baccarat-eight-decks.json").read_text())
+    scenario["faults"] = FAULTS
+    path = tmp_path / "faults.json"
+    path.write_text(json.dumps(scenario))
+    out = tmp_path / "events.jsonl"
+    assert bench(path, out) == 0
+    events = lines(out)
+    want = expected("baccarat-eight-decks")
+    assert contract(events, want) == want
+    assert_clean_run(events)
+    kinds = [e["type"] for e in events]
+    halt = events[kinds.index("halt")]
+    assert halt["cause"] == "device_lost" and halt["device"] == "shoe"
+    assert kinds.index("fault_injected") < kinds.index("halt") < kinds.index("floor_clear")
+    connected = [i for i, e in enumerate(events) if e.get("event") == "device_connected"]
+    assert len(connected) == 2  # at the start, and back after the unplug
+    assert kinds.index("halt") < connected[1] < kinds.index("floor_clear")
+    link = events[-1]["shoe_link"]
+    assert link["retransmits"] + link["duplicates"] > 0 and link["garbage_bytes"] > 0
+
+
+@pytest.mark.reg("545.3(a)", "545.5(a)", "545.8(c)")
+def test_seeded_shoe_is_shuffled_by_the_shuffler_and_scripts_give_the_wagers(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "seeded.json"
+    path.write_text(
+        json.dumps(
+            {
+                "game": "baccarat",
+                "decks": 6,
+                "seed": 11,
+                "rounds": [{"wagers": {"2": {"banker": 100}, "9": {"tie": 12.5}}}],
+            }
+        )
+    )
+    out = tmp_path / "events.jsonl"
+    assert bench(path, out) == 0
+    events = lines(out)
+    assert_clean_run(events)
+    (shuffled,) = [e for e in events if e["type"] == "shuffled"]
+    assert shuffled == {"type": "shuffled", "shoe": 1, "how": "shuffler", "cards": 312}
+    first_wagers = [(e["seat"], e["bet"], e["amount"]) for e in events if e["type"] == "wager"][:2]
+    assert first_wagers == [(2, "banker", 100), (9, "tie", 12.5)]
+    rounds = [e for e in events if e["type"] == "round_end"]
+    assert set(rounds[0]["seats"]) == {"2", "9"}
+    (end,) = [e for e in events if e["type"] == "shoe_end"]
+    assert end["rounds"] == len(rounds) > 40 and end["reason"] == "last_hand"
+
+
+def _shoe(*cards: str) -> list[str]:
+    return list(cards)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ({"game": "poker"}, "unknown game 'poker'"),
+        ({"game": "spanish21"}, "plays baccarat and midibaccarat only"),
+        ({"game": "baccarat", "shoe": _shoe("AS", "1X")}, "shoe[1]: not a card: '1X'"),
+        ({"game": "baccarat", "shoe": ["AS"] * 9}, "more AS than 8 decks hold"),
+        ({"game": "baccarat", "shoe": _shoe("AS", "CUT", "CUT")}, "a second CUT"),
+        ({"game": "baccarat", "rules": {"tie_odds": 7}}, "rules.tie_odds: 7 is under"),
+        ({"game": "midibaccarat", "rules": {"decks": 4}}, "543.3(a)"),
+        ({"game": "baccarat", "rules": {"jackpot": 1}}, "rules.jackpot: unknown option"),
+        ({"game": "baccarat", "deck": 8}, "unknown key 'deck'"),
+        ({"game": "baccarat", "decks": 8, "shoe": ["AS"]}, "either a stacked shoe or decks"),
+        ({"game": "baccarat", "cut_at": 5}, "cut_at: the cover card goes 14..416"),
+        (
+            {"game": "baccarat", "rounds": [{"wagers": {"15": {"banker": 10}}}]},
+            "rounds[0].wagers.15: not a seat 1..14 (545.2(a))",
+        ),
+        (
+            {"game": "midibaccarat", "rounds": [{}, {"wagers": {"1": {"dragon": 10}}}]},
+            "rounds[1].wagers.1: 'dragon' is not player, banker or tie",
+        ),
+        (
+            {"game": "baccarat", "rounds": [{"wagers": {"1": {"tie": -5}}}]},
+            "rounds[0].wagers.1.tie:",
+        ),
+        (
+            {"game": "baccarat", "rounds": [{"decisions": {}}]},
+            "rounds[0]: unknown key 'decisions'",
+        ),
+        ({"game": "baccarat", "faults": [{"kind": "melt"}]}, "faults[0].kind: 'melt'"),
+        ({"game": "baccarat", "faults": [{"kind": "drop", "rate": 2}]}, "faults[0].rate"),
+        (
+            {
+                "game": "baccarat",
+                "shoe": ["AS"],
+                "faults": [{"kind": "unplug", "device": "shuffler"}],
+            },
+            "faults[0].device: expected shoe",
+        ),
+    ],
+)
+def test_bad_scenario_is_one_line_and_exit_2(
+    scenario: object, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(scenario if isinstance(scenario, str) else json.dumps(scenario))
+    out = tmp_path / "events.jsonl"
+    assert bench(path, out) == 2
+    err = capsys.readouterr().err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"tablectl: error: {path}: ") and message in line, line
+    assert not out.exists()  # nothing started, nothing written
+
+
+def test_missing_scenario_and_unwritable_output_are_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert bench(tmp_path / "none.json", tmp_path / "out.jsonl") == 2
+    assert "cannot read the scenario" in capsys.readouterr().err
+    good = EXAMPLES / "baccarat-eight-decks.json"
+    assert bench(good, tmp_path / "no" / "such" / "dir.jsonl") == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("tablectl: error: cannot write ")
