@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import binascii
 import contextlib
+import hmac
 import queue
 import threading
 import time
 from collections.abc import Iterator
 
 import pytest
+from pytest_mock import MockerFixture
 
 from drivers import messages as m
 from drivers.errors import TransportError
@@ -16,6 +19,26 @@ from drivers.transport import MemoryTransport
 from firmware_sim.endpoint import DeviceEndpoint, Identity
 
 KEY = bytes(range(32))
+HOST_NONCE = b"H" * 16
+DEV_NONCE = b"D" * 16
+
+
+def host_frame(seq: int, ack: int, mtype: int, payload: bytes) -> bytes:
+    """A host->device sequenced frame built by hand from docs/protocol.md, for the
+    session that the ``fixed_nonces`` fixture sets up."""
+    session = hmac.digest(KEY, b"tablectl-session-v1" + HOST_NONCE + DEV_NONCE, "sha256")
+    length = 17 + len(payload)
+    signed = bytes((length, length ^ 0xFF, 0x01, seq, ack, mtype)) + payload
+    tag = hmac.digest(session, b"H" + seq.to_bytes(8, "big") + signed, "sha256")[:8]
+    body = signed + tag
+    return b"\xa5" + body + binascii.crc_hqx(body, 0xFFFF).to_bytes(2, "big")
+
+
+@pytest.fixture
+def fixed_nonces(mocker: MockerFixture) -> None:
+    """Both ends pick known nonces, so frames can be checked byte for byte."""
+    mocker.patch("drivers.device.secrets.token_bytes", return_value=HOST_NONCE)
+    mocker.patch("firmware_sim.endpoint.secrets").token_bytes.return_value = DEV_NONCE
 
 
 class InProcessDevice:

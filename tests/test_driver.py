@@ -3,8 +3,6 @@ exactly-once delivery, acknowledgement only after commit."""
 
 from __future__ import annotations
 
-import binascii
-import hmac
 import os
 import queue
 import time
@@ -12,33 +10,13 @@ import tty
 from collections.abc import Iterator
 
 import pytest
-from pytest_mock import MockerFixture
 
 from drivers import messages as m
 from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver, ShufflerDriver
 from drivers.errors import NotConnected, PortBusy, PortNotFound
 from drivers.transport import SerialTransport
 from firmware_sim.endpoint import Identity
-from tests.conftest import KEY, InProcessDevice, next_event
-
-HOST_NONCE = b"H" * 16
-DEV_NONCE = b"D" * 16
-
-
-def expected_frame(seq: int, ack: int, mtype: int, payload: bytes) -> bytes:
-    """A host->device sequenced frame built from docs/protocol.md by hand."""
-    session = hmac.digest(KEY, b"tablectl-session-v1" + HOST_NONCE + DEV_NONCE, "sha256")
-    length = 17 + len(payload)
-    signed = bytes((length, length ^ 0xFF, 0x01, seq, ack, mtype)) + payload
-    tag = hmac.digest(session, b"H" + seq.to_bytes(8, "big") + signed, "sha256")[:8]
-    body = signed + tag
-    return b"\xa5" + body + binascii.crc_hqx(body, 0xFFFF).to_bytes(2, "big")
-
-
-@pytest.fixture
-def fixed_nonces(mocker: MockerFixture) -> None:
-    mocker.patch("drivers.device.secrets.token_bytes", return_value=HOST_NONCE)
-    mocker.patch("firmware_sim.endpoint.secrets").token_bytes.return_value = DEV_NONCE
+from tests.conftest import KEY, InProcessDevice, host_frame, next_event
 
 
 def make_device(kind: m.DeviceKind, **ident: str | int) -> InProcessDevice:
@@ -103,7 +81,7 @@ def test_commands_are_byte_exact(
         next_event(q, m.DeviceConnected)
         call(drv)  # type: ignore[operator]
         assert dev.commands.get(timeout=2) == (mtype, payload)
-        assert expected_frame(0, 0, mtype, payload) in dev.host_end.written
+        assert host_frame(0, 0, mtype, payload) in dev.host_end.written
     finally:
         drv.stop()
 
@@ -127,7 +105,7 @@ def test_event_is_acknowledged_only_after_commit(
             time.sleep(0.01)
         assert [e[0] for e in dev.endpoint.backlog] == [ids[2]]
         # The EVENT_ACK frame, byte for byte: device sent 3 events, so ACK=3.
-        assert expected_frame(0, 3, 0x10, ids[1].to_bytes(4, "big")) in dev.host_end.written
+        assert host_frame(0, 3, 0x10, ids[1].to_bytes(4, "big")) in dev.host_end.written
     finally:
         drv.stop()
 

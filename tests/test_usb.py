@@ -3,9 +3,7 @@ Device.read/write, timeouts) with the simulator's backend on real pseudo-termina
 
 from __future__ import annotations
 
-import binascii
 import errno
-import hmac
 import os
 import queue
 import select
@@ -33,12 +31,10 @@ from drivers.usb import UsbAddress, UsbTransport, parse_usb_spec, usb_transport_
 from firmware_sim.endpoint import DeviceEndpoint, Identity
 from firmware_sim.harness import SimProcess
 from firmware_sim.usb_backend import PRODUCT_ID, VENDOR_ID, SimUsbBackend
-from tests.conftest import KEY, next_event
+from tests.conftest import KEY, host_frame, next_event
 
 SERIAL = "SIMRD0001"
 READER = Identity(m.DeviceKind.READER, "SIM-READER", "RD-1", "1.0.0")
-HOST_NONCE = b"H" * 16
-DEV_NONCE = b"D" * 16
 
 
 def soon(seconds: float = 5.0) -> float:
@@ -551,16 +547,6 @@ def test_spec_factory_makes_fresh_transports_for_that_device(
 # --------------------------------------------------------------------------- reader driver
 
 
-def host_frame(seq: int, ack: int, mtype: int, payload: bytes) -> bytes:
-    """A host->device sequenced frame built by hand from docs/protocol.md."""
-    session = hmac.digest(KEY, b"tablectl-session-v1" + HOST_NONCE + DEV_NONCE, "sha256")
-    length = 17 + len(payload)
-    signed = bytes((length, length ^ 0xFF, 0x01, seq, ack, mtype)) + payload
-    tag = hmac.digest(session, b"H" + seq.to_bytes(8, "big") + signed, "sha256")[:8]
-    body = signed + tag
-    return b"\xa5" + body + binascii.crc_hqx(body, 0xFFFF).to_bytes(2, "big")
-
-
 @pytest.fixture
 def reader(link_path: Path) -> Iterator[PtyReader]:
     dev = PtyReader(link_path)
@@ -598,10 +584,8 @@ def start_driver(
 def test_reader_driver_over_usb_arms_byte_exactly_and_gets_events(
     reader: PtyReader,
     start_driver: Callable[[], tuple[ReaderDriver, queue.Queue[m.Event]]],
-    mocker: MockerFixture,
+    fixed_nonces: None,
 ) -> None:
-    mocker.patch("drivers.device.secrets.token_bytes", return_value=HOST_NONCE)
-    mocker.patch("firmware_sim.endpoint.secrets").token_bytes.return_value = DEV_NONCE
     drv, q = start_driver()
     connected = next_event(q, m.DeviceConnected)
     assert isinstance(connected, m.DeviceConnected)
