@@ -19,6 +19,8 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any, Literal, cast, get_args
 
 from controller.rules.cards import card, rank
+from controller.rules.options import RulesError as RulesError  # re-exported: callers import it here
+from controller.rules.options import flag, text, whole
 
 Game = Literal["baccarat", "midibaccarat"]
 Hand = Literal["player", "banker"]
@@ -30,10 +32,6 @@ Vigorish = Literal["commission", "tie_25"]
 
 BETS: tuple[Bet, ...] = get_args(Bet)
 GAMES: tuple[Game, ...] = get_args(Game)
-
-
-class RulesError(ValueError):
-    """A Rules Submission option that is unknown, mistyped or forbidden by the chapter."""
 
 
 class WagerError(ValueError):
@@ -352,19 +350,19 @@ class BaccaratRules:
                     f"rules.{key}: unknown option; expected one of {', '.join(_KEYS)} "
                     "(Rules Submission, 521.2)"
                 )
-        vigorish = cast(Vigorish, _text(d, "vigorish", "commission", f"{ch}.13(c)"))
+        vigorish = cast(Vigorish, text(d, "vigorish", "commission", f"{ch}.13(c)"))
         return cls(
             game=game,
-            decks=_whole(d, "decks", 8, f"{ch}.3(a)"),
-            commission=_whole(d, "commission", 0 if vigorish == "tie_25" else 5, f"{ch}.13(c)"),
-            tie_odds=_whole(d, "tie_odds", 8, f"{ch}.13(b)"),
-            dealing=cast(Dealing, _text(d, "dealing", "face_up", _dealing_section(game))),
+            decks=whole(d, "decks", 8, f"{ch}.3(a)"),
+            commission=whole(d, "commission", 0 if vigorish == "tie_25" else 5, f"{ch}.13(c)"),
+            tie_odds=whole(d, "tie_odds", 8, f"{ch}.13(b)"),
+            dealing=cast(Dealing, text(d, "dealing", "face_up", _dealing_section(game))),
             vigorish_collection=cast(
                 VigorishCollection,
-                _text(d, "vigorish_collection", "at_payout", f"{ch}.13(e)"),
+                text(d, "vigorish_collection", "at_payout", f"{ch}.13(e)"),
             ),
             vigorish=vigorish,
-            vigorish_rounding=_flag(d, "vigorish_rounding", f"{ch}.13(d)"),
+            vigorish_rounding=flag(d, "vigorish_rounding", False, f"{ch}.13(d)"),
         )
 
     @property
@@ -381,27 +379,6 @@ _KEYS = (
     "vigorish",
     "vigorish_rounding",
 )
-
-
-def _whole(d: Mapping[str, Any], key: str, default: int, section: str) -> int:
-    v = d.get(key, default)
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise RulesError(f"rules.{key}: expected a whole number, got {v!r} ({section})")
-    return v
-
-
-def _text(d: Mapping[str, Any], key: str, default: str, section: str) -> str:
-    v = d.get(key, default)
-    if not isinstance(v, str):
-        raise RulesError(f"rules.{key}: expected a string, got {v!r} ({section})")
-    return v
-
-
-def _flag(d: Mapping[str, Any], key: str, section: str) -> bool:
-    v = d.get(key, False)
-    if not isinstance(v, bool):
-        raise RulesError(f"rules.{key}: expected true or false, got {v!r} ({section})")
-    return v
 
 
 # --------------------------------------------------------------------------- settlement

@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
 from typing import Any, Final, Literal, get_args, overload
 
-from controller.rules.baccarat import RulesError
 from controller.rules.cards import CardError, card, rank
+from controller.rules.options import RulesError, flag, whole
 from drivers.messages import PeekTarget
 
 Decision = Literal["hit", "stand", "double", "split", "surrender", "rescue"]
@@ -847,18 +847,29 @@ class Spanish21Rules:
                     f"rules.{key}: unknown option; expected one of {', '.join(_SECTIONS)} "
                     "(Rules Submission, 521.2)"
                 )
-        decks = _whole(d, "decks", 6)
+        decks = whole(d, "decks", 6, _SECTIONS["decks"])
         different, same = _MATCH_MINIMUM.get(decks, (0, 0))
         return cls(
             decks=decks,
-            match_the_dealer=_flag(d, "match_the_dealer", True),
-            match_the_dealer_different_suit=_whole(d, "match_the_dealer_different_suit", different),
-            match_the_dealer_same_suit=_whole(d, "match_the_dealer_same_suit", same),
+            match_the_dealer=flag(d, "match_the_dealer", True, _SECTIONS["match_the_dealer"]),
+            match_the_dealer_different_suit=whole(
+                d,
+                "match_the_dealer_different_suit",
+                different,
+                _SECTIONS["match_the_dealer_different_suit"],
+            ),
+            match_the_dealer_same_suit=whole(
+                d, "match_the_dealer_same_suit", same, _SECTIONS["match_the_dealer_same_suit"]
+            ),
             match_the_dealer_max=_money(d, "match_the_dealer_max", None),
-            boxes_per_player=_whole(d, "boxes_per_player", 1),
-            continuous_shuffler=_flag(d, "continuous_shuffler", False),
-            no_mid_shoe_entry=_flag(d, "no_mid_shoe_entry", False),
-            reader_reveals_hole_card=_flag(d, "reader_reveals_hole_card", True),
+            boxes_per_player=whole(d, "boxes_per_player", 1, _SECTIONS["boxes_per_player"]),
+            continuous_shuffler=flag(
+                d, "continuous_shuffler", False, _SECTIONS["continuous_shuffler"]
+            ),
+            no_mid_shoe_entry=flag(d, "no_mid_shoe_entry", False, _SECTIONS["no_mid_shoe_entry"]),
+            reader_reveals_hole_card=flag(
+                d, "reader_reveals_hole_card", True, _SECTIONS["reader_reveals_hole_card"]
+            ),
             chip_unit=_money(d, "chip_unit", Decimal(1)),
         )
 
@@ -875,20 +886,6 @@ _SECTIONS: Final[Mapping[str, str]] = {
     "reader_reveals_hole_card": "551.16(l)",
     "chip_unit": "551.10(b)",
 }
-
-
-def _whole(d: Mapping[str, Any], key: str, default: int) -> int:
-    v = d.get(key, default)
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise RulesError(f"rules.{key}: expected a whole number, got {v!r} ({_SECTIONS[key]})")
-    return v
-
-
-def _flag(d: Mapping[str, Any], key: str, default: bool) -> bool:
-    v = d.get(key, default)
-    if not isinstance(v, bool):
-        raise RulesError(f"rules.{key}: expected true or false, got {v!r} ({_SECTIONS[key]})")
-    return v
 
 
 @overload
