@@ -715,3 +715,14 @@ def test_example_shoes_replay_round_by_round(name: str) -> None:
     for got, want in zip(rounds, expected_rounds, strict=True):
         assert not want["void"]
         assert got == {k: want[k] for k in got}, f"round {want['round']}"
+
+
+@pytest.mark.reg("545.9(d)", "543.9(c)")
+def test_squeeze_seat_highest_wager_then_counterclockwise_then_face_up() -> None:
+    from controller.rules.baccarat import squeeze_seat
+
+    d = Decimal
+    wagers = {1: {"player": d(100)}, 3: {"player": d(40), "banker": d(10)}, 7: {"banker": d(10)}}
+    assert squeeze_seat(wagers, "player") == 1
+    assert squeeze_seat(wagers, "banker") == 7  # a tie: the higher seat, nearer counterclockwise
+    assert squeeze_seat({2: {"tie": d(5)}}, "banker") is None  # 545.9(d)(7): turned face up

@@ -630,3 +630,25 @@ def test_any_shoe_deals_by_the_rules_and_accounts_for_every_card(
             assert r["result"] == result(player, banker)
             assert (r["player_total"], r["banker_total"]) == (point(player), point(banker))
     assert sorted(used) == sorted(out)  # each card out of the shoe exactly once
+
+
+@pytest.mark.reg("545.9(d)", "543.9(c)")
+@GAMES
+def test_players_reveal_hands_the_cards_to_the_highest_wager(game: str) -> None:
+    d = Dealer(game, dealing="players_reveal")
+    d.open()
+    # Seats 2 and 5 tie on the Player's Hand; nobody wagers on the Banker's Hand.
+    d.play(["3S", "2D", "2C", "3H", "4D", "8C"], {2: {"player": 50}, 5: {"player": 50}})
+    handed = [(e["hand"], e["seat"]) for e in d.io.of_type("cards_handed")]
+    # Ruling proposed in the issue note: counterclockwise from the dealer starts at the
+    # highest seat (R2 numbers seats from the dealer's far left), so seat 5 of the tie.
+    assert handed == [("player", 5), ("banker", None), ("player", 5), ("banker", None)]
+    assert "PLAYER TO SEAT 5" in d.io.shown and "BANKER FACE UP" in d.io.shown
+
+
+@GAMES
+def test_face_up_dealing_hands_no_cards(game: str) -> None:
+    d = Dealer(game)
+    d.open()
+    d.play(["3S", "2D", "2C", "3H", "4D", "8C"], {2: {"player": 50}})
+    assert d.io.of_type("cards_handed") == []

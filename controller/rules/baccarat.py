@@ -234,6 +234,22 @@ def payment_order(seats: Iterable[int]) -> tuple[int, ...]:
     return tuple(sorted(set(seats), reverse=True))
 
 
+def squeeze_seat(wagers: Mapping[int, Mapping[str, Decimal]], hand: Hand) -> int | None:
+    """The seat handed ``hand``'s cards under the players-reveal dealing option: the
+    highest wager on that hand; of equal highest wagers, the one closest to the dealer
+    moving counterclockwise (545.9(d)(2)-(6), 543.9(c)(3)(i)-(v)). None when nobody
+    wagered on it: the dealer turns it face up (545.9(d)(7)).
+
+    Seats are numbered from the dealer's far left (ruling R2), so counterclockwise from
+    the dealer starts at the dealer's right, the highest seat number, as in 635a.7(f)
+    ("farthest to the dealer's right ... counterclockwise").
+    """
+    bets = {seat: b[hand] for seat, b in wagers.items() if b.get(hand, 0) > 0}
+    if not bets:
+        return None
+    return max(bets, key=lambda seat: (bets[seat], seat))
+
+
 def curator_passes(outcome: Outcome) -> bool:
     """Whether the curator must pass the shoe: when the Banker's Hand loses (545.14(a)(1)).
 

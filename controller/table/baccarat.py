@@ -39,6 +39,7 @@ from controller.rules.baccarat import (
     point,
     result,
     settle,
+    squeeze_seat,
     wager_amount,
 )
 from controller.table.core import Halt, Refusal, Table, event_name
@@ -77,6 +78,7 @@ _SECTIONS: dict[str, dict[str, str]] = {
         "chips": "545.8(b)",
         "wagers": "545.8(c)",
         "no_more_bets": "545.9(b)",
+        "squeeze": "545.9(d)",
         "cover": "545.10(e)",
         "result": "545.12(a)",
         "vigorish": "545.13(e)",
@@ -96,6 +98,7 @@ _SECTIONS: dict[str, dict[str, str]] = {
         "chips": "543.8(b)",
         "wagers": "543.8(c)",
         "no_more_bets": "543.9(b)",
+        "squeeze": "543.9(c)(3)",
         "cover": "543.10(e)",
         "result": "543.12(a)",
         "vigorish": "543.13(e)",
@@ -608,10 +611,24 @@ class BaccaratTable(Table):
 
     def _deal(self, event: m.CardDrawn) -> None:
         hand = self._next_hand()
-        (self._player if hand == "player" else self._banker).append(event.token)
+        cards = self._player if hand == "player" else self._banker
+        cards.append(event.token)
         self._record({"type": "dealt", "round": self.round, "hand": hand, "card": event.token})
+        if self.rules.dealing == "players_reveal" and len(cards) >= 2 and len(self._banker) >= 2:
+            self._hand_over(hand if len(cards) == 3 else None)
         for line in announcements(self._player, self._banker):
             self._prompt(line)
+
+    def _hand_over(self, third_to: Hand | None) -> None:
+        """Under the players-reveal option the hands, then each third card, go face down
+        to the highest wager on them (545.9(d), 543.9(c)(3)); None: both initial hands."""
+        for hand in (third_to,) if third_to else ("player", "banker"):
+            seat = squeeze_seat(self._wagers, hand)
+            self._record({"type": "cards_handed", "round": self.round, "hand": hand, "seat": seat})
+            name = hand.upper()
+            self._prompt(
+                f"{name} TO SEAT {seat}" if seat else f"{name} FACE UP", self._sec["squeeze"]
+            )
 
     def _end_round(self, event: m.CardDrawn) -> None:
         player, banker = self._player, self._banker
