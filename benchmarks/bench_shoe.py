@@ -1,0 +1,297 @@
+"""Shoe benchmark: one whole shoe through the full stack (`tablectl bench`) against the
+pure rules engine on the same shoe, in rounds per second, and the ratio.
+
+Run: .venv/bin/python benchmarks/bench_shoe.py [--stack-runs N] [--engine-runs N] [--json]
+
+Measured for each shoe in SHOES:
+* full stack: `tablectl bench SCENARIO --events OUT` as a separate process: the
+  firmware simulators on pseudo-terminals, the real drivers over the serial path,
+  the table machine, the event file written and flushed line by line. Rounds per
+  second over the bench's own `seconds` (devices connected -> end of shoe, from
+  its `bench_end` line), and over the whole command (process start-up included).
+  Median of --stack-runs runs.
+* rules engine: the same cards in the same order, with the wagers the stack's run
+  placed (read back from its event file), through the pure functions alone: the
+  burn (`burn_count`), each card to `next_to_draw`'s hand, `result`, `settle` per
+  seat, the cover card and the one more hand after it. No devices, no machine, no
+  output. Median of --engine-runs runs.
+Before any figure is reported, the engine's rounds (cards, result, each seat's
+net) must equal the stack's `round_end` lines: both must have played the same shoe.
+
+A game that `tablectl bench` refuses as a scenario (exit 2) is reported "not yet
+supported" for its row; a game without a rules-engine replay here reports the stack
+alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from controller.rules.baccarat import (  # noqa: E402
+    BaccaratRules,
+    Hand,
+    burn_count,
+    next_to_draw,
+    result,
+    settle,
+)
+from controller.rules.cards import CUT  # noqa: E402
+
+EXAMPLES = ROOT / "tests" / "spec" / "examples"
+# (label, scenario): a stacked shoe each, so every run deals the same cards.
+SHOES = (
+    ("Baccarat, 8 decks", EXAMPLES / "baccarat-eight-decks.json"),
+    ("Spanish 21, 6 decks", EXAMPLES / "spanish21-six-decks.json"),
+)
+EXIT_BAD_SCENARIO = 2  # `tablectl bench`: the scenario was refused, nothing started
+
+Event = dict[str, Any]
+Wagers = dict[int, dict[int, dict[str, Decimal]]]  # round -> seat -> bet -> amount
+
+
+@dataclass(frozen=True)
+class BaccaratRound:
+    """What the engine and the stack must agree on for one round."""
+
+    player: list[str]
+    banker: list[str]
+    result: str
+    nets: dict[str, Decimal]  # seat -> net
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One game's rules-engine side of a row."""
+
+    replay: Callable[[], Sequence[object]]  # the whole shoe through the rules: its rounds
+    expected: Sequence[object]  # the same rounds, read from the stack's round_end lines
+
+
+@dataclass(frozen=True)
+class StackRun:
+    rounds: int
+    cards: int
+    bench_seconds: float
+    command_seconds: float
+    events: list[Event]
+
+
+def _money(value: int | float) -> Decimal:
+    return Decimal(str(value))  # the event file writes whole amounts as ints, others as floats
+
+
+# ----------------------------------------------------------------- full stack
+
+
+def tablectl() -> Path:
+    path = Path(sys.executable).with_name("tablectl")
+    if not path.exists():
+        raise SystemExit(f"no tablectl beside {sys.executable}: install the project (make test)")
+    return path
+
+
+def run_stack(scenario: Path, tmp: Path) -> StackRun | str:
+    """One `tablectl bench` run; the bench's one-line reason when it refuses the scenario."""
+    out = tmp / "events.jsonl"
+    argv = [str(tablectl()), "bench", str(scenario.relative_to(ROOT)), "--events", str(out)]
+    started = time.perf_counter()
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    command_seconds = time.perf_counter() - started
+    if proc.returncode == EXIT_BAD_SCENARIO:
+        return proc.stderr.strip()
+    if proc.returncode != 0:
+        raise SystemExit(f"{scenario.name}: tablectl bench failed: {proc.stderr.strip()}")
+    events = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    end = events[-1]
+    if end["type"] != "bench_end":
+        raise SystemExit(f"{scenario.name}: the event file does not end with bench_end")
+    return StackRun(end["rounds"], end["cards"], end["seconds"], command_seconds, events)
+
+
+def round_ends(events: Sequence[Event]) -> list[Event]:
+    return [e for e in events if e["type"] == "round_end"]
+
+
+# ----------------------------------------------------------------- rules engine
+
+
+def baccarat_rounds(events: Sequence[Event]) -> list[BaccaratRound]:
+    return [
+        BaccaratRound(
+            e["player"],
+            e["banker"],
+            e["result"],
+            {seat: _money(s["net"]) for seat, s in e.get("seats", {}).items()},
+        )
+        for e in round_ends(events)
+    ]
+
+
+def baccarat_wagers(events: Sequence[Event]) -> Wagers:
+    """The wagers standing when each round was dealt, as the stack's run placed them."""
+    wagers: Wagers = {}
+    for e in events:
+        if e["type"] == "wager":
+            bets = wagers.setdefault(e["round"], {}).setdefault(e["seat"], {})
+            if e["amount"]:
+                bets[e["bet"]] = _money(e["amount"])
+            else:  # 0 withdraws the bet
+                bets.pop(e["bet"], None)
+    return wagers
+
+
+def replay_baccarat(
+    shoe: Sequence[str], wagers: Wagers, rules: BaccaratRules
+) -> list[BaccaratRound]:
+    """The shoe through the pure rules: burn, deal, result, settle, until the hand after
+    the cover card's (545.10(e), ruling R1) or the last card."""
+    rounds: list[BaccaratRound] = []
+    cover: int | None = None  # the round the cover card came out in
+    burn = -1  # cards still to burn; -1 until the first card says how many (545.5(f))
+    player: list[str] = []
+    banker: list[str] = []
+    hand: Hand | None = "player"
+    for token in shoe:
+        if token == CUT:
+            if cover is None:
+                cover = len(rounds) + 1  # before or during a hand: that hand's
+            continue
+        if burn:
+            burn = burn_count(token) if burn < 0 else burn - 1
+            continue
+        (player if hand == "player" else banker).append(token)
+        hand = next_to_draw(player, banker)
+        if hand is not None:
+            continue
+        outcome = result(player, banker)
+        seats = wagers.get(len(rounds) + 1, {})
+        nets = {str(seat): settle(bets, outcome, rules).net for seat, bets in seats.items()}
+        rounds.append(BaccaratRound(player, banker, outcome, nets))
+        if cover is not None and len(rounds) == cover + 1:
+            break
+        player, banker, hand = [], [], "player"
+    return rounds
+
+
+def baccarat_engine(scenario: Mapping[str, Any], events: Sequence[Event]) -> Engine:
+    rules = BaccaratRules.from_dict(scenario["game"], scenario.get("rules", {}))
+    shoe = [str(t).strip().upper() for t in scenario["shoe"]]
+    wagers = baccarat_wagers(events)
+    return Engine(lambda: replay_baccarat(shoe, wagers, rules), baccarat_rounds(events))
+
+
+# game -> its engine for a scenario, given a stack run's events (the wagers it placed)
+ENGINES: dict[str, Callable[[Mapping[str, Any], Sequence[Event]], Engine]] = {
+    "baccarat": baccarat_engine,
+    "midibaccarat": baccarat_engine,
+}
+
+
+def time_engine(replay: Callable[[], object], runs: int) -> float:
+    seconds = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        replay()
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds)
+
+
+def check_same_rounds(
+    label: str, what: str, ours: Sequence[object], theirs: Sequence[object]
+) -> None:
+    if len(ours) != len(theirs):
+        raise SystemExit(f"{label}: {what}: {len(ours)} rounds against {len(theirs)}")
+    for n, (a, b) in enumerate(zip(ours, theirs, strict=True), 1):
+        if a != b:
+            raise SystemExit(f"{label}: {what}: round {n} differs: {a} against {b}")
+
+
+# ----------------------------------------------------------------- the rows
+
+
+def measure(label: str, scenario_path: Path, stack_runs: int, engine_runs: int) -> dict[str, Any]:
+    scenario = json.loads(scenario_path.read_text(encoding="utf-8"))
+    row: dict[str, Any] = {"shoe": label, "scenario": scenario_path.name}
+    runs: list[StackRun] = []
+    with tempfile.TemporaryDirectory(prefix="bench-shoe-") as tmp:
+        for _ in range(stack_runs):
+            run = run_stack(scenario_path, Path(tmp))
+            if isinstance(run, str):
+                row["not_supported"] = run
+                return row
+            runs.append(run)
+    first = round_ends(runs[0].events)
+    for run in runs[1:]:  # a stacked shoe and seeded wagers: every run plays alike
+        check_same_rounds(label, "stack runs", round_ends(run.events), first)
+    row.update(
+        rounds=runs[0].rounds,
+        cards=runs[0].cards,
+        stack_rounds_per_s=round(statistics.median(r.rounds / r.bench_seconds for r in runs), 1),
+        command_rounds_per_s=round(
+            statistics.median(r.rounds / r.command_seconds for r in runs), 1
+        ),
+    )
+    engine = ENGINES.get(scenario["game"])
+    if engine is None:
+        row["no_engine_replay"] = scenario["game"]
+        return row
+    rules = engine(scenario, runs[0].events)
+    check_same_rounds(label, "engine against stack", rules.replay(), rules.expected)
+    row["engine_rounds_per_s"] = round(runs[0].rounds / time_engine(rules.replay, engine_runs), 1)
+    row["engine_over_stack"] = round(row["engine_rounds_per_s"] / row["stack_rounds_per_s"], 1)
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--stack-runs", type=int, default=5, help="tablectl bench runs per shoe")
+    ap.add_argument("--engine-runs", type=int, default=200, help="rules-engine replays per shoe")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = ap.parse_args()
+    rows = [measure(label, path, args.stack_runs, args.engine_runs) for label, path in SHOES]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    print(
+        f"Python {platform.python_version()}, {os.cpu_count()} CPUs; median of "
+        f"{args.stack_runs} stack runs and {args.engine_runs} engine replays per shoe"
+    )
+    print(
+        "| shoe | rounds | cards | full stack, rounds/s | whole command, rounds/s "
+        "| rules engine, rounds/s | engine / stack |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "not_supported" in r:
+            print(f"| {r['shoe']} | not yet supported | | | | | |")
+            continue
+        engine, ratio = "no rules-engine replay yet", ""
+        if "engine_rounds_per_s" in r:
+            engine, ratio = f"{r['engine_rounds_per_s']}", f"{r['engine_over_stack']}x"
+        print(
+            f"| {r['shoe']} | {r['rounds']} | {r['cards']} | {r['stack_rounds_per_s']} "
+            f"| {r['command_rounds_per_s']} | {engine} | {ratio} |"
+        )
+    for r in rows:
+        if "not_supported" in r:
+            print(f"\n{r['shoe']}: {r['not_supported']}")
+
+
+if __name__ == "__main__":
+    main()

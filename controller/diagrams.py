@@ -1,0 +1,209 @@
+"""docs/state-machines.md: a Mermaid ``stateDiagram-v2`` of each game's table machine,
+read from the ``transitions.Machine`` the table builds, so the page cannot drift from
+the code.
+
+    python -m controller.diagrams --write docs/state-machines.md
+
+Every game table is listed once, in ``TABLES``. A table whose module does not exist
+yet is left off the page; any other failure to build one is an error.
+
+transitions' own Mermaid output (``transitions.extensions.diagrams``) is not used: it
+needs the table to be built on a ``GraphMachine`` rather than the plain ``Machine`` of
+``controller.table.core``, and it drops the order in which one trigger's transitions
+out of a state are tried, which is what tells them apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from transitions import Machine
+from transitions.core import Condition
+
+from controller.rules.baccarat import BaccaratRules
+from controller.rules.spanish21 import Spanish21Rules
+from controller.table.core import Table
+
+
+@dataclass(frozen=True)
+class GameTable:
+    """One game's table: its heading, and how to build it with the default rules."""
+
+    title: str
+    regulation: str
+    module: str
+    cls: str
+    rules: Callable[[], object]
+
+
+TABLES: tuple[GameTable, ...] = (
+    GameTable(
+        "Baccarat",
+        "58 Pa. Code ch. 545",
+        "controller.table.baccarat",
+        "BaccaratTable",
+        functools.partial(BaccaratRules.from_dict, "baccarat", {}),
+    ),
+    GameTable(
+        "Midibaccarat",
+        "58 Pa. Code ch. 543",
+        "controller.table.baccarat",
+        "BaccaratTable",
+        functools.partial(BaccaratRules.from_dict, "midibaccarat", {}),
+    ),
+    GameTable(
+        "Spanish 21",
+        "58 Pa. Code ch. 551 and § 635a.7",
+        "controller.table.spanish21",
+        "Spanish21Table",
+        Spanish21Rules,
+    ),
+)
+
+
+# A table is built only to read its machine: nothing it records or shows goes anywhere.
+class _NullJournal:
+    def record(self, entry: Mapping[str, object]) -> None:
+        pass
+
+
+class _NullDevices:
+    def commit(self, device: str, event_id: int) -> None:
+        pass
+
+    def display(self, text: str) -> bool:
+        return True
+
+
+def build_table(game: GameTable) -> Table | None:
+    """The game's table, idle in its initial state; None when its module does not exist."""
+    if importlib.util.find_spec(game.module) is None:
+        return None
+    cls = getattr(importlib.import_module(game.module), game.cls)
+    table: Table = cls(game.rules(), _NullJournal(), _NullDevices())
+    return table
+
+
+def machine_of(table: Table) -> Machine:
+    # core.Table keeps its one machine here; it exposes no public handle to it.
+    machine: Machine = table._machine
+    return machine
+
+
+# --------------------------------------------------------------------------- Mermaid
+
+
+def _callback_name(func: object) -> str:
+    if isinstance(func, functools.partial):
+        args = [str(a) for a in func.args]
+        args += [f"{k}={v}" for k, v in func.keywords.items()]
+        return f"{_callback_name(func.func)}({', '.join(args)})"
+    name = func if isinstance(func, str) else getattr(func, "__name__", repr(func))
+    return name.lstrip("_")  # the table's private helpers; the underscore says nothing here
+
+
+def _conditions(conditions: Iterable[Condition]) -> str:
+    parts = [("" if c.target else "not ") + _callback_name(c.func) for c in conditions]
+    return f" [{' & '.join(parts)}]" if parts else ""
+
+
+def mermaid(machine: Machine) -> str:
+    """The machine as a ``stateDiagram-v2``: one edge per source and destination, labelled
+    with each trigger that takes it and that trigger's conditions. Where one trigger has
+    several transitions out of a state they are numbered in the order they are tried."""
+    states = list(machine.states)
+    labels: dict[tuple[str, str], list[str]] = {}
+    for source in states:
+        for name, event in machine.events.items():
+            tried = event.transitions.get(source, [])
+            for n, transition in enumerate(tried, 1):
+                order = f" ({n})" if len(tried) > 1 else ""
+                dest = transition.dest if transition.dest is not None else source
+                label = f"{name}{order}{_conditions(transition.conditions)}"
+                labels.setdefault((source, dest), []).append(label)
+    lines = ["stateDiagram-v2", f"    [*] --> {machine.initial}"]
+    lines += [f"    {src} --> {dst}: {' | '.join(text)}" for (src, dst), text in labels.items()]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- the page
+
+_PREAMBLE = """\
+# Table state machines
+
+Generated from the machines the tables build (`controller/table/`) by
+`python -m controller.diagrams --write docs/state-machines.md`;
+`tests/test_diagrams.py` fails when this file is stale. Do not edit by hand.
+
+How to read them:
+
+- An edge is labelled with the trigger that takes it (a device event or console
+  command, routed by the table) and, in brackets, the conditions that must hold.
+  Several triggers taking the same edge are separated by `|`.
+- Where one trigger has several transitions out of a state, they are numbered in
+  the order they are tried: the first whose conditions hold is taken, so `card (2)`
+  is taken only when the conditions of `card (1)` do not hold.
+- An edge back to its own state handles the trigger without changing state.
+- A trigger with no transition out of the current state, or none whose conditions
+  hold, is refused with the section it breaks and the refusal recorded
+  (`controller/table/core.py`).
+- `halted`: play stopped for a floorperson (a device lost, a fault, a foreign or
+  unreadable card). `floor_clear` returns to the state play stopped in
+  (`resumes_to(...)`), or ends the shoe when what stopped it ends the shoe.
+"""
+
+
+def render(games: Sequence[tuple[GameTable, Machine]]) -> str:
+    """The page for these games, in order; a game whose diagram repeats an earlier one's
+    says so instead of repeating it."""
+    out = [_PREAMBLE]
+    shown: dict[str, str] = {}
+    for game, machine in games:
+        diagram = mermaid(machine)
+        out.append(f"## {game.title} ({game.regulation})\n")
+        same = shown.get(diagram)
+        if same is not None:
+            out.append(
+                f"The same machine as {same}: the same states, transitions and conditions.\n"
+                "The games differ only in what the transitions do.\n"
+            )
+        else:
+            shown[diagram] = game.title
+            out.append(f"```mermaid\n{diagram}```\n")
+    return "\n".join(out)
+
+
+def build(tables: Sequence[GameTable] = TABLES) -> str:
+    """The page for every game table that exists."""
+    games = []
+    for game in tables:
+        table = build_table(game)
+        if table is not None:
+            games.append((game, machine_of(table)))
+    return render(games)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m controller.diagrams",
+        description="Write the Mermaid state diagrams of every game's table machine.",
+    )
+    ap.add_argument("--write", type=Path, help="write here instead of stdout")
+    args = ap.parse_args(argv)
+    text = build()
+    if args.write:
+        args.write.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
