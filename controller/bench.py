@@ -1,19 +1,21 @@
 """``tablectl bench SCENARIO.json --events OUT.jsonl``: play a scenario on simulated
 devices through the real drivers and the table machine, and write the event stream.
 
-The simulated shoe (and, for a seeded shoe, the shuffler) run as processes on
-pseudo-terminals; the real drivers connect over the serial path. The bench is the
-table's dealer and floorperson: it shuffles (or declares a manual shuffle for a
-stacked shoe), places the scenario's wagers (then seeded random ones), announces
-"no more bets", draws each card the table asks for, injects the scenario's faults
-and clears the table once a faulted device is back. The output format is in
-docs/bench.md.
+The simulated shoe (and, for a seeded shoe, the shuffler; for Spanish 21, the card
+reader) run as processes on pseudo-terminals; the real drivers connect over the
+serial path. The bench is the table's dealer, players and floorperson: it shuffles
+(or declares a manual shuffle for a stacked shoe), places the scenario's wagers and
+takes its decisions (then seeded random wagers and basic strategy), draws each card
+the table asks for, puts the hole card in the reader when the table arms it, injects
+the scenario's faults and clears the table once a faulted device is back. The output
+format is in docs/bench.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import json
 import queue
 import random
@@ -21,12 +23,13 @@ import secrets
 import sys
 import tempfile
 import time
-from collections import Counter
-from collections.abc import Mapping
+from abc import ABC, abstractmethod
+from collections import Counter, deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from controller.rules.baccarat import (
     BETS,
@@ -37,11 +40,38 @@ from controller.rules.baccarat import (
     wager_amount,
 )
 from controller.rules.cards import CUT, CardError, card, check_composition
+from controller.rules.spanish21 import (
+    BOXES,
+    DECISIONS,
+    Hand,
+    Spanish21Rules,
+    allowed_decisions,
+    box_context,
+    card_value,
+)
 from controller.table.baccarat import SEATS, BaccaratTable
-from controller.table.events import FloorClear, ManualShuffle, Need, NoMoreBets, Wager
+from controller.table.events import (
+    Command,
+    DealersCard,
+    Decision,
+    FloorClear,
+    InspectReader,
+    ManualShuffle,
+    Need,
+    NoMoreBets,
+    Wager,
+)
+from controller.table.spanish21 import (
+    CARDS_PER_DECK,
+    DEALER_TURN,
+    PEEK_DUE,
+    PLAYING,
+    Spanish21Table,
+)
 from drivers import messages as m
-from drivers.device import DeviceDriver, ShoeDriver, ShufflerDriver
+from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver, ShufflerDriver
 from drivers.errors import NotConnected, TablectlError
+from firmware_sim import decks as sim_decks
 from firmware_sim.harness import SimError, SimProcess
 
 EXIT_OK = 0
@@ -49,14 +79,18 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
+SPANISH21 = "spanish21"
 RATE_FAULTS = ("corrupt", "drop", "duplicate")
 DEFAULT_CUT_AT = 16  # cover card 16 cards above the bottom, as the examples place it
 MIN_CUT_AT = 14  # 545.5(d), 543.5(e): at least 14 cards above the bottom
 MAX_UNPLUG_MS = 3_600_000
 CONNECT_TIMEOUT = 10.0
 STALL_TIMEOUT = 10.0  # no event for this long while waiting for one: the bench gives up
+POLL_INTERVAL = 0.002  # how often the dealer looks at the reader's "armed" light
 AUTOPLAY_SEATS = 7
 AUTOPLAY_AMOUNTS = (10, 25, 50, 100)
+SPANISH_AMOUNTS = (5, 10, 25, 50)
+SPANISH_KEYS = ("wagers", "match_the_dealer", "insurance", "decisions")
 
 _KEYS = {"game", "rules", "shoe", "decks", "seed", "cut_at", "rounds", "faults"}
 
@@ -77,26 +111,54 @@ class Unplug:
 
 
 @dataclass(frozen=True)
+class SpanishRound:
+    """One round's script: amounts by box, and the decisions each box takes in order
+    across its hands."""
+
+    wagers: dict[int, Decimal]
+    match_the_dealer: dict[int, Decimal] = field(default_factory=dict)
+    insurance: dict[int, Decimal] = field(default_factory=dict)
+    decisions: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Scenario:
     game: str
-    rules: BaccaratRules
+    rules: BaccaratRules | Spanish21Rules
     shoe: list[str] | None  # stacked, in the order the cards leave the shoe
     seed: int
     cut_at: int
-    rounds: list[dict[int, dict[str, Decimal]]]
+    rounds: list[dict[int, dict[str, Decimal]]]  # Baccarat and Midibaccarat
     rates: dict[str, float] = field(default_factory=dict)
     unplugs: list[Unplug] = field(default_factory=list)
+    spanish_rounds: list[SpanishRound] = field(default_factory=list)
 
     @property
     def uses_shuffler(self) -> bool:
         return self.shoe is None
+
+    @property
+    def order(self) -> list[str]:
+        """Every token in the order it leaves the shoe: what the dealer's hands hold.
+        A seeded shoe is shuffled exactly as the simulated shoe shuffles it."""
+        if self.shoe is not None:
+            return self.shoe
+        return sim_decks.build_shoe(
+            self.rules.decks,
+            spanish=self.game == SPANISH21,
+            rng=sim_decks.make_rng(self.seed),
+            cut_at=self.cut_at,
+        )
 
 
 # --------------------------------------------------------------------------- scenario
 
 
 def load_scenario(path: str) -> Scenario:
-    """The validated scenario in ``path``; ScenarioError naming what is wrong and where."""
+    """The validated scenario in ``path``; ScenarioError naming what is wrong and where.
+
+    A Spanish 21 scenario is also played once in-process on synthetic devices, so a
+    scripted decision the table refuses is named before anything starts."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -113,10 +175,8 @@ def load_scenario(path: str) -> Scenario:
     if unknown:
         raise ScenarioError(f"unknown key {unknown[0]!r}; expected {', '.join(sorted(_KEYS))}")
     game = data.get("game")
-    if game not in GAMES:
-        if game == "spanish21":
-            raise ScenarioError("game 'spanish21': the bench plays baccarat and midibaccarat only")
-        raise ScenarioError(f"unknown game {game!r}; expected baccarat or midibaccarat")
+    if game not in (*GAMES, SPANISH21):
+        raise ScenarioError(f"unknown game {game!r}; expected baccarat, midibaccarat or spanish21")
     rules_data = data.get("rules", {})
     if not isinstance(rules_data, dict):
         raise ScenarioError("rules must be an object of Rules Submission options")
@@ -126,24 +186,48 @@ def load_scenario(path: str) -> Scenario:
             raise ScenarioError("give either a stacked shoe or decks and seed, not both")
         if rules_data.setdefault("decks", data["decks"]) != data["decks"]:
             raise ScenarioError("decks and rules.decks differ")
+    rules: BaccaratRules | Spanish21Rules
     try:
-        rules = BaccaratRules.from_dict(game, rules_data)
+        if game == SPANISH21:
+            rules = Spanish21Rules.from_dict(rules_data)
+        else:
+            rules = BaccaratRules.from_dict(game, rules_data)
     except RulesError as exc:
         raise ScenarioError(str(exc)) from None
     seed = _integer(data, "seed", 0)
-    shoe = _shoe(data["shoe"], rules.decks) if "shoe" in data else None
+    spanish = game == SPANISH21
+    shoe = _shoe(data["shoe"], rules.decks, spanish) if "shoe" in data else None
     if shoe is not None and "cut_at" in data:
         raise ScenarioError("cut_at places the cover card in a seeded shoe; a stacked shoe has it")
-    cut_at = _integer(data, "cut_at", DEFAULT_CUT_AT)
-    if not MIN_CUT_AT <= cut_at <= rules.decks * 52:
+    if spanish:
+        # 551.5(e): the cutting card at least about a quarter of the way in from the bottom.
+        cards = rules.decks * CARDS_PER_DECK
+        least, section = cards // 4, "551.5(e)"
+    else:
+        cards, least = rules.decks * 52, MIN_CUT_AT
         section = "545.5(d)" if game == "baccarat" else "543.5(e)"
+    cut_at = _integer(data, "cut_at", least if spanish else DEFAULT_CUT_AT)
+    if not least <= cut_at <= cards:
         raise ScenarioError(
-            f"cut_at: the cover card goes {MIN_CUT_AT}..{rules.decks * 52} cards above "
-            f"the bottom ({section})"
+            f"cut_at: the cover card goes {least}..{cards} cards above the bottom ({section})"
         )
-    rounds = _rounds(data.get("rounds", []), game)
-    rates, unplugs = _faults(data.get("faults", []), shoe is None)
-    return Scenario(game, rules, shoe, seed, cut_at, rounds, rates, unplugs)
+    rates, unplugs = _faults(data.get("faults", []), shoe is None, spanish)
+    if not spanish:
+        rounds = _rounds(data.get("rounds", []), game)
+        return Scenario(game, rules, shoe, seed, cut_at, rounds, rates, unplugs)
+    scenario = Scenario(
+        game,
+        rules,
+        shoe,
+        seed,
+        cut_at,
+        [],
+        rates,
+        unplugs,
+        _spanish_rounds(data.get("rounds", [])),
+    )
+    _DryRun(scenario).run()
+    return scenario
 
 
 def _integer(data: Mapping[str, Any], key: str, default: int) -> int:
@@ -153,7 +237,7 @@ def _integer(data: Mapping[str, Any], key: str, default: int) -> int:
     return value
 
 
-def _shoe(raw: object, decks: int) -> list[str]:
+def _shoe(raw: object, decks: int, spanish: bool) -> list[str]:
     if not isinstance(raw, list) or not raw:
         raise ScenarioError("shoe: expected a non-empty list of card tokens")
     tokens: list[str] = []
@@ -170,7 +254,7 @@ def _shoe(raw: object, decks: int) -> list[str]:
         except CardError as exc:
             raise ScenarioError(f"shoe[{i}]: {exc}") from None
     try:
-        check_composition(tokens, decks)
+        check_composition(tokens, decks, spanish)
     except CardError as exc:
         raise ScenarioError(f"shoe: {exc}") from None
     return tokens
@@ -217,10 +301,85 @@ def _rounds(raw: object, game: str) -> list[dict[int, dict[str, Decimal]]]:
     return out
 
 
-def _faults(raw: object, with_shuffler: bool) -> tuple[dict[str, float], list[Unplug]]:
+def _spanish_rounds(raw: object) -> list[SpanishRound]:
+    if not isinstance(raw, list):
+        raise ScenarioError("rounds: expected a list of round scripts")
+    out: list[SpanishRound] = []
+    for i, script in enumerate(raw):
+        where = f"rounds[{i}]"
+        if not isinstance(script, dict):
+            raise ScenarioError(f"{where}: expected an object such as {{'wagers': {{'1': 10}}}}")
+        unknown = sorted(set(script) - set(SPANISH_KEYS))
+        if unknown:
+            raise ScenarioError(
+                f"{where}: unknown key {unknown[0]!r}; a spanish21 round has "
+                f"{', '.join(SPANISH_KEYS)}"
+            )
+        wagers = _box_amounts(script.get("wagers", {}), f"{where}.wagers", "551.6(a)")
+        if not wagers:
+            raise ScenarioError(f"{where}.wagers: no box holds a wager (551.8(d)(1))")
+        sides: dict[str, dict[int, Decimal]] = {}
+        for key, section in (("match_the_dealer", "551.7(b)"), ("insurance", "551.10(b)")):
+            sides[key] = _box_amounts(script.get(key, {}), f"{where}.{key}", section)
+            for box in sides[key]:
+                if box not in wagers:
+                    raise ScenarioError(
+                        f"{where}.{key}.{box}: box {box} holds no Spanish 21 wager ({section})"
+                    )
+        decisions = script.get("decisions", {})
+        if not isinstance(decisions, dict):
+            raise ScenarioError(f"{where}.decisions: expected boxes mapped to lists of decisions")
+        by_box: dict[int, tuple[str, ...]] = {}
+        for key, listed in decisions.items():
+            at = f"{where}.decisions.{key}"
+            box = _box(key, at)
+            if box not in wagers:
+                raise ScenarioError(f"{at}: box {box} holds no wager this round (551.8(f))")
+            if not isinstance(listed, list):
+                raise ScenarioError(f"{at}: expected a list such as ['hit', 'stand']")
+            for k, decision in enumerate(listed):
+                if decision not in DECISIONS:
+                    raise ScenarioError(
+                        f"{at}[{k}]: {decision!r} is not one of {', '.join(DECISIONS)}"
+                    )
+            by_box[box] = tuple(listed)
+        out.append(SpanishRound(wagers, sides["match_the_dealer"], sides["insurance"], by_box))
+    return out
+
+
+def _box(key: str, at: str) -> int:
+    try:
+        box = int(key)
+    except ValueError:
+        box = 0
+    if box not in BOXES:
+        raise ScenarioError(f"{at}: not a box 1..7 (551.2(b)(2))")
+    return box
+
+
+def _box_amounts(raw: object, where: str, section: str) -> dict[int, Decimal]:
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{where}: expected boxes mapped to amounts, such as {{'1': 10}}")
+    out: dict[int, Decimal] = {}
+    for key, amount in raw.items():
+        at = f"{where}.{key}"
+        box = _box(key, at)
+        if isinstance(amount, bool) or not isinstance(amount, int | float) or amount <= 0:
+            raise ScenarioError(f"{at}: {amount!r} is not an amount more than 0 ({section})")
+        out[box] = Decimal(str(amount))
+    return out
+
+
+def _faults(
+    raw: object, with_shuffler: bool, with_reader: bool
+) -> tuple[dict[str, float], list[Unplug]]:
     if not isinstance(raw, list):
         raise ScenarioError("faults: expected a list of faults")
-    devices = ("shoe", "shuffler") if with_shuffler else ("shoe",)
+    devices = (
+        "shoe",
+        *(("reader",) if with_reader else ()),
+        *(("shuffler",) if with_shuffler else ()),
+    )
     rates: dict[str, float] = {}
     unplugs: list[Unplug] = []
     for i, fault in enumerate(raw):
@@ -267,11 +426,15 @@ class JsonlJournal:
     def __init__(self, out: TextIO) -> None:
         self._out = out
         self.counts: Counter[str] = Counter()
+        self.last_refusal: Mapping[str, object] = {}
 
     def record(self, entry: Mapping[str, object]) -> None:
         self._out.write(json.dumps(entry, default=_json_value) + "\n")
         self._out.flush()
-        self.counts[str(entry.get("type"))] += 1
+        kind = str(entry.get("type"))
+        self.counts[kind] += 1
+        if kind == "refused":
+            self.last_refusal = entry
 
 
 def _json_value(value: object) -> object:
@@ -283,9 +446,15 @@ def _json_value(value: object) -> object:
 class _Devices:
     """The table's way back to the drivers."""
 
-    def __init__(self, drivers: Mapping[str, DeviceDriver], shoe: ShoeDriver) -> None:
+    def __init__(
+        self,
+        drivers: Mapping[str, DeviceDriver],
+        shoe: ShoeDriver,
+        reader: ReaderDriver | None = None,
+    ) -> None:
         self._drivers = drivers
         self._shoe = shoe
+        self._reader = reader
 
     def commit(self, device: str, event_id: int) -> None:
         self._drivers[device].commit(event_id)
@@ -297,17 +466,35 @@ class _Devices:
             return False
         return True
 
+    def arm(self, target: m.PeekTarget) -> bool:
+        return self._to_reader(lambda r: r.arm(target))
+
+    def disarm(self) -> bool:
+        return self._to_reader(ReaderDriver.disarm)
+
+    def self_test(self) -> bool:
+        return self._to_reader(ReaderDriver.self_test)
+
+    def _to_reader(self, command: Callable[[ReaderDriver], None]) -> bool:
+        if self._reader is None:
+            return False
+        try:
+            command(self._reader)
+        except NotConnected:
+            return False
+        return True
+
 
 # --------------------------------------------------------------------------- the run
 
 
-class _Bench:
+class _Bench(ABC):
     """The dealer and floorperson of one scenario run, on the thread that owns the table."""
 
     def __init__(
         self,
         scenario: Scenario,
-        table: BaccaratTable,
+        table: BaccaratTable | Spanish21Table,
         journal: JsonlJournal,
         events: queue.Queue[m.Event],
         sims: Mapping[str, SimProcess],
@@ -319,13 +506,17 @@ class _Bench:
         self.events = events
         self.sims = sims
         self.drivers = drivers
-        self.rng = random.Random(scenario.seed)
         self.pending: set[int] = set()  # shoe event ids of the last draw not yet handled
         self.cards = 0
         self.unplugs = list(scenario.unplugs)
         self.unplugged: str | None = None  # until the table has seen the device go
         self.replug_at = 0.0  # no event need come from an unplugged device before this
         self.shuffle_requested = False
+        self.polling = False  # looking at a device's light rather than waiting for an event
+
+    @abstractmethod
+    def act(self) -> bool:
+        """Do the next thing the table needs; False when that means waiting."""
 
     def connect(self) -> None:
         deadline = time.monotonic() + CONNECT_TIMEOUT
@@ -349,12 +540,17 @@ class _Bench:
                     self.handle(self.events.get_nowait())
                 except queue.Empty:
                     break
-            if self.table.shoes_completed or self.act():
+            if self.table.shoes_completed or self.step():
                 continue
-            timeout = STALL_TIMEOUT + max(0.0, self.replug_at - time.monotonic())
+            if self.polling:
+                timeout = POLL_INTERVAL
+            else:
+                timeout = STALL_TIMEOUT + max(0.0, self.replug_at - time.monotonic())
             try:
                 event = self.events.get(timeout=timeout)
             except queue.Empty:
+                if self.polling:
+                    continue
                 raise BenchError(
                     f"stalled: no device event for {STALL_TIMEOUT:.0f} s "
                     f"(table state {self.table.state}, {self.cards} cards dealt)"
@@ -368,23 +564,21 @@ class _Bench:
             if isinstance(event, m.CardDrawn):
                 self.cards += 1
 
-    def act(self) -> bool:
-        """Do the next thing the table needs; False when that means waiting for an event."""
-        need = self.table.need
+    def step(self) -> bool:
+        self.polling = False
         if self.unplugged is not None:
-            if need is not Need.FLOOR:
+            if self.table.need is not Need.FLOOR:
                 return False  # the device's loss is still on its way to the table
             self.unplugged = None
-        if need is Need.SHUFFLE:
-            return self.shuffle()
-        if need is Need.WAGERS:
-            self.wagers()
-            return True
-        if need is Need.FLOOR:
-            if not self.table.can_clear:
-                return False  # the device is not back yet
-            self.table.handle(FloorClear())
-            return True
+        return self.act()
+
+    def floor(self) -> bool:
+        if not self.table.can_clear:
+            return False  # the device is not back yet
+        self.table.handle(FloorClear(repair="repaired" if self.table.repair_needed else None))
+        return True
+
+    def draw(self) -> bool:
         if self.pending:
             return False
         if self.unplugs and self.unplugs[0].at_card == self.cards + 1:
@@ -405,22 +599,6 @@ class _Bench:
             self.shuffle_requested = True
         return False
 
-    def wagers(self) -> None:
-        index = self.table.round - 1
-        script = self.s.rounds[index] if index < len(self.s.rounds) else self.autoplay()
-        for seat, bets in sorted(script.items()):
-            for bet, amount in bets.items():
-                self.table.handle(Wager(seat, bet, amount))
-        self.table.handle(NoMoreBets())
-
-    def autoplay(self) -> dict[int, dict[str, Decimal]]:
-        wagers: dict[int, dict[str, Decimal]] = {}
-        for seat in range(1, AUTOPLAY_SEATS + 1):
-            if self.rng.random() < 0.5:
-                bet = self.rng.choices(BETS, weights=(45, 45, 10))[0]
-                wagers[seat] = {bet: Decimal(self.rng.choice(AUTOPLAY_AMOUNTS))}
-        return wagers
-
     def unplug(self, fault: Unplug) -> None:
         self.journal.record(
             {
@@ -436,10 +614,453 @@ class _Bench:
         self.replug_at = time.monotonic() + fault.duration_ms / 1000
 
 
+class _BaccaratBench(_Bench):
+    def __init__(
+        self,
+        scenario: Scenario,
+        table: BaccaratTable,
+        journal: JsonlJournal,
+        events: queue.Queue[m.Event],
+        sims: Mapping[str, SimProcess],
+        drivers: Mapping[str, DeviceDriver],
+    ) -> None:
+        super().__init__(scenario, table, journal, events, sims, drivers)
+        self.baccarat = table
+        self.rng = random.Random(scenario.seed)
+
+    def act(self) -> bool:
+        need = self.table.need
+        if need is Need.SHUFFLE:
+            return self.shuffle()
+        if need is Need.WAGERS:
+            self.wagers()
+            return True
+        if need is Need.FLOOR:
+            return self.floor()
+        return self.draw()
+
+    def wagers(self) -> None:
+        index = self.baccarat.round - 1
+        script = self.s.rounds[index] if index < len(self.s.rounds) else self.autoplay()
+        for seat, bets in sorted(script.items()):
+            for bet, amount in bets.items():
+                self.table.handle(Wager(seat, bet, amount))
+        self.table.handle(NoMoreBets())
+
+    def autoplay(self) -> dict[int, dict[str, Decimal]]:
+        wagers: dict[int, dict[str, Decimal]] = {}
+        for seat in range(1, AUTOPLAY_SEATS + 1):
+            if self.rng.random() < 0.5:
+                bet = self.rng.choices(BETS, weights=(45, 45, 10))[0]
+                wagers[seat] = {bet: Decimal(self.rng.choice(AUTOPLAY_AMOUNTS))}
+        return wagers
+
+
+# --------------------------------------------------------------------------- Spanish 21
+
+
+def basic_strategy(hand: Hand, up_card: str, allowed: frozenset[str]) -> str:
+    """Autoplay's decision from ``allowed``: a short basic strategy. Split aces and
+    eights; double a hard 10 or 11 against a 2-9; draw to a hard 11, to a hard 12-16
+    against a 7 or more (12 also against a 2 or 3), to a soft 17, to a soft 18 against
+    a 9 or more; otherwise stand."""
+    up = card_value(up_card)
+    up = 11 if up == 1 else up
+    total = hand.total
+    if "split" in allowed and hand.cards[0][0] in "A8":
+        return "split"
+    if "double" in allowed and not hand.soft and total in (10, 11) and up <= 9:
+        return "double"
+    if hand.soft:
+        hit = total <= 17 or (total == 18 and up >= 9)
+    else:
+        hit = total <= 11 or (total <= 16 and (up >= 7 or (total == 12 and up <= 3)))
+    return "hit" if hit and "hit" in allowed else "stand"
+
+
+class _Players:
+    """The players of a Spanish 21 scenario: the round scripts in order, each box's
+    decisions taken in order across its hands, then seeded random wagers and basic
+    strategy until the shoe ends."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scripts = scenario.spanish_rounds
+        self.match_offered = isinstance(scenario.rules, Spanish21Rules) and (
+            scenario.rules.match_the_dealer
+        )
+        self.rng = random.Random(scenario.seed)
+        self.index = -1
+        self.script = SpanishRound({})
+        self.left: dict[int, deque[str]] = {}
+        self.taken: Counter[int] = Counter()
+
+    @property
+    def scripted(self) -> bool:
+        return self.index < len(self.scripts)
+
+    def where(self, key: str, box: int | None = None) -> str:
+        return (
+            f"rounds[{self.index}]"
+            + (f".{key}" if key else "")
+            + (f".{box}" if box is not None else "")
+        )
+
+    def next_round(self) -> SpanishRound:
+        self.index += 1
+        self.script = self.scripts[self.index] if self.scripted else self.autoplay()
+        self.left = {box: deque(listed) for box, listed in self.script.decisions.items()}
+        self.taken = Counter()
+        return self.script
+
+    def next_is_rescue(self, box: int) -> bool:
+        left = self.left.get(box)
+        return left is not None and bool(left) and left[0] == "rescue"
+
+    def take(self, box: int) -> tuple[str, str] | None:
+        """The box's next scripted decision and where the scenario names it."""
+        left = self.left.get(box)
+        if not left:
+            return None
+        where = f"{self.where('decisions', box)}[{self.taken[box]}]"
+        self.taken[box] += 1
+        return left.popleft(), where
+
+    def unused(self) -> str | None:
+        """The first scripted decision the round never came to, named; None if none."""
+        for box, left in sorted(self.left.items()):
+            if left:
+                return (
+                    f"{self.where('decisions', box)}[{self.taken[box]}]: {left[0]!r} was "
+                    "never taken: the round ended before the box's decisions (a dealer "
+                    "Blackjack ends it at the peek, 635a.7(g))"
+                )
+        return None
+
+    def autoplay(self) -> SpanishRound:
+        wagers: dict[int, Decimal] = {}
+        match: dict[int, Decimal] = {}
+        for box in BOXES:
+            if self.rng.random() < 0.4:
+                wagers[box] = Decimal(self.rng.choice(SPANISH_AMOUNTS))
+                if self.match_offered and self.rng.random() < 0.25:
+                    match[box] = min(Decimal(5), wagers[box])
+        return SpanishRound(wagers or {1: Decimal(10)}, match)
+
+
+class _World(Protocol):
+    """The physical side of the dealer's work: the simulators, or the dry run's
+    synthetic devices. Each returns True when it did something, False to wait."""
+
+    def shuffle(self) -> bool: ...
+
+    def draw(self) -> bool: ...
+
+    def insert(self, hole: str) -> bool: ...
+
+    def floor(self) -> bool: ...
+
+
+class _Spanish21Dealer:
+    """What the bench's dealer and players do for each need of a Spanish 21 table."""
+
+    def __init__(
+        self, scenario: Scenario, table: Spanish21Table, journal: JsonlJournal, world: _World
+    ) -> None:
+        self.table = table
+        self.journal = journal
+        self.world = world
+        self.players = _Players(scenario)
+        self.cards = [t for t in scenario.order if t != CUT]  # the shoe's cards, in order
+        self.cards_seen = 0
+        self.hole: str | None = None
+        self.insured = True
+
+    def start(self) -> None:
+        self.command(InspectReader())  # 551.2(e): the floorperson, at the start of the day
+
+    def card_seen(self) -> None:
+        """A card out of the shoe reached the table."""
+        self.cards_seen += 1
+        self.track_hole()
+
+    def track_hole(self) -> None:
+        # The dealer draws one card at a time and waits until the table has it, so a
+        # hole card just dealt is the last card drawn: the dealer knows it from the
+        # shoe's order, as his hand holds it, never from the table (551.8(e)).
+        if not self.table.hole_dealt:
+            self.hole = None
+        elif self.hole is None:
+            self.hole = self.cards[self.cards_seen - 1]
+
+    def act(self) -> bool:
+        table, players = self.table, self.players
+        need = table.need
+        if need is Need.FLOOR:
+            done = self.world.floor()
+            self.track_hole()  # held cards ran
+            return done
+        if not self.insured and table.state in (PEEK_DUE, PLAYING, DEALER_TURN):
+            self.insure()
+            return True
+        rescue = table.rescuable
+        if rescue is not None and players.next_is_rescue(rescue[0]):
+            self.decide(rescue[0])
+            return True
+        if need is Need.SHUFFLE:
+            return self.world.shuffle()
+        if need is Need.INSPECTION:
+            self.command(InspectReader())
+            return True
+        if need is Need.WAGERS:
+            self.open_round()
+            return True
+        if need is Need.PEEK:
+            if self.hole is None:
+                raise BenchError("the dealer lost track of the hole card")
+            return self.world.insert(self.hole)
+        if need is Need.DECISION:
+            turn = table.turn
+            assert turn is not None  # Need.DECISION names a hand in play
+            self.left_over(turn[0])
+            self.decide(turn[0])
+            return True
+        if need is Need.REVEAL:
+            self.left_over(None)
+            self.command(DealersCard())
+            return True
+        if need is Need.CARD:
+            return self.world.draw()
+        return False  # a device's answer is on its way
+
+    def open_round(self) -> None:
+        self.finish()
+        script = self.players.next_round()
+        self.insured = not script.insurance
+        where = self.players.where
+        for box, amount in sorted(script.wagers.items()):
+            self.command(Wager(box, "spanish21", amount), where("wagers", box))
+        for box, amount in sorted(script.match_the_dealer.items()):
+            self.command(Wager(box, "match_the_dealer", amount), where("match_the_dealer", box))
+        self.command(NoMoreBets(), where(""))
+
+    def left_over(self, before: int | None) -> None:
+        """The table has moved past the boxes before ``before`` (all of them: None). A
+        decision scripted for one is put to the table all the same, so the scenario's
+        error is the table's own refusal, with its reason."""
+        for box in sorted(self.players.left):
+            if (before is None or box < before) and self.players.left[box]:
+                self.decide(box)
+
+    def insure(self) -> None:
+        """The scripted Insurance, once the up card is known: offered only against an
+        ace (551.10(a)), so the table refuses it otherwise and the scenario is bad."""
+        self.insured = True
+        for box, amount in sorted(self.players.script.insurance.items()):
+            where = self.players.where("insurance", box)
+            self.command(Wager(box, "insurance", amount), where)
+
+    def decide(self, box: int) -> None:
+        table = self.table
+        taken = self.players.take(box)
+        if taken is not None:
+            decision, where = taken
+            self.command(Decision(box, decision), where)
+            return
+        turn = table.turn
+        up = table.up_card
+        assert turn is not None and up is not None  # only asked for the hand in play
+        hands = table.hands_of(box)
+        ctx = box_context(hands, turn[1], up_card=up, peeked=True)
+        decision = basic_strategy(hands[turn[1]], up, allowed_decisions(hands[turn[1]], ctx))
+        self.command(Decision(box, decision))
+
+    def command(self, command: Command, where: str | None = None) -> None:
+        """Issue ``command``; a refusal is a bad scenario where the scenario asked for
+        it (``where`` names it), and the bench's own failure otherwise."""
+        refused = self.journal.counts["refused"]
+        self.table.handle(command)
+        last = self.journal.last_refusal
+        if self.journal.counts["refused"] == refused or last.get("command") != command.name:
+            return
+        reason, section = str(last.get("reason")), last.get("section")
+        if section and str(section) not in reason:
+            reason += f" ({section})"
+        if where is None:
+            raise BenchError(f"the table refused the bench's {command.name}: {reason}")
+        at = f"round {self.players.index + 1}"
+        if isinstance(command, Decision):
+            what = f"{at}, box {command.box}: {command.decision!r}"
+        elif isinstance(command, Wager):
+            what = f"{at}, box {command.seat}: {command.bet} wager of {command.amount}"
+        else:
+            what = f"{at}: {command.name}"
+        raise ScenarioError(f"{where}: {what} refused: {reason}")
+
+    def finish(self) -> None:
+        if self.players.scripted:
+            unused = self.players.unused()
+            if unused is not None:
+                raise ScenarioError(unused)
+
+
+class _SyntheticDevices:
+    """The dry run's devices: a display that shows everything, and a reader that
+    answers as the simulated reader does (only behind an arm, blackjack yes or no)."""
+
+    def __init__(self) -> None:
+        self.target: m.PeekTarget | None = None
+        self.outbox: deque[m.Event] = deque()
+        self.ids = 0
+
+    def commit(self, device: str, event_id: int) -> None:
+        pass  # nothing to acknowledge
+
+    def display(self, text: str) -> bool:
+        return True
+
+    def arm(self, target: m.PeekTarget) -> bool:
+        self.target = target
+        return True
+
+    def disarm(self) -> bool:
+        self.target = None
+        return True
+
+    def self_test(self) -> bool:
+        self.outbox.append(m.SelfTestResult("reader", self.next_id(), True, 0))
+        return True
+
+    def insert(self, hole: str) -> None:
+        target, self.target = self.target, None
+        self.outbox.append(m.CardInserted("reader", self.next_id(), target is not None))
+        if target is not None:
+            wanted = "A" if target is m.PeekTarget.ACE else "JQK"
+            self.outbox.append(m.PeekResult("reader", self.next_id(), hole[0] in wanted))
+
+    def next_id(self) -> int:
+        self.ids += 1
+        return self.ids
+
+
+class _DryRun:
+    """A Spanish 21 scenario played in-process on synthetic devices before any simulator
+    starts, so a scripted wager or decision the table refuses is named at once."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        assert isinstance(scenario.rules, Spanish21Rules)  # load_scenario built it so
+        self.s = scenario
+        self.journal = JsonlJournal(io.StringIO())
+        self.devices = _SyntheticDevices()
+        self.table = Spanish21Table(scenario.rules, self.journal, self.devices)
+        self.order = scenario.order
+        self.position = 0
+        self.dealer = _Spanish21Dealer(scenario, self.table, self.journal, self)
+
+    def run(self) -> None:
+        try:
+            if self.s.uses_shuffler:
+                self.feed(m.ShufflerAttached("shuffler", self.devices.next_id()))
+            self.dealer.start()
+            while not self.table.shoes_completed:
+                acted = self.dealer.act()
+                delivered = bool(self.devices.outbox)
+                while self.devices.outbox:
+                    self.feed(self.devices.outbox.popleft())
+                if not acted and not delivered:
+                    raise BenchError(f"the table waits in state {self.table.state}")
+            self.dealer.finish()
+        except BenchError as exc:
+            raise ScenarioError(f"the scenario cannot be played: {exc}") from None
+
+    def feed(self, event: m.Event) -> None:
+        self.table.handle(event)
+        if isinstance(event, m.CardDrawn):
+            self.dealer.card_seen()
+
+    def shuffle(self) -> bool:
+        if self.s.uses_shuffler:
+            count = self.s.rules.decks * CARDS_PER_DECK
+            self.feed(m.ShuffleCompleted("shuffler", self.devices.next_id(), count))
+        else:
+            self.table.handle(ManualShuffle())
+        return True
+
+    def draw(self) -> bool:
+        if self.position >= len(self.order):
+            raise BenchError("the shoe ran out")
+        token = self.order[self.position]
+        self.position += 1
+        event_id = self.devices.next_id()
+        if token == CUT:
+            self.feed(m.CutCardSeen("shoe", event_id))
+        else:
+            self.feed(m.CardDrawn("shoe", event_id, token[0], token[1], False))
+        if self.position == len(self.order):
+            self.feed(m.ShoeEmpty("shoe", self.devices.next_id()))
+        return True
+
+    def insert(self, hole: str) -> bool:
+        self.devices.insert(hole)
+        return False  # the reader's answer is in the outbox
+
+    def floor(self) -> bool:
+        if not self.table.can_clear:
+            raise BenchError("play stopped and cannot be cleared")
+        self.table.handle(FloorClear(repair="repaired" if self.table.repair_needed else None))
+        return True
+
+
+class _Spanish21Bench(_Bench):
+    def __init__(
+        self,
+        scenario: Scenario,
+        table: Spanish21Table,
+        journal: JsonlJournal,
+        events: queue.Queue[m.Event],
+        sims: Mapping[str, SimProcess],
+        drivers: Mapping[str, DeviceDriver],
+    ) -> None:
+        super().__init__(scenario, table, journal, events, sims, drivers)
+        self.reader_pending: set[int] = set()  # reader event ids of the last insertion
+        self.armed_wait: float | None = None  # since when the dealer waits for the arm
+        self.dealer = _Spanish21Dealer(scenario, table, journal, self)
+
+    def act(self) -> bool:
+        return self.dealer.act()
+
+    def handle(self, event: m.Event) -> None:
+        super().handle(event)
+        if event.device == "reader" and event.event_id is not None:
+            self.reader_pending.discard(event.event_id)
+        elif isinstance(event, m.CardDrawn) and event.event_id is not None:
+            self.dealer.card_seen()
+
+    def insert(self, hole: str) -> bool:
+        if self.reader_pending:
+            return False
+        reader = self.sims["reader"]
+        # The table's arm travels over the reader's link; the dealer waits for the
+        # reader's "armed" light before inserting the card.
+        if not reader.control("status").get("armed"):
+            now = time.monotonic()
+            if self.armed_wait is None:
+                self.armed_wait = now
+            elif now - self.armed_wait > STALL_TIMEOUT:
+                raise BenchError(f"the reader was not armed within {STALL_TIMEOUT:.0f} s")
+            self.polling = True
+            return False
+        self.armed_wait = None
+        reply = reader.control("insert", card=hole)
+        self.reader_pending.update(reply["event_ids"])
+        return False
+
+
 def play(scenario: Scenario, scenario_path: str, out: TextIO, workdir: Path) -> tuple[int, float]:
     """Play ``scenario`` into ``out``; the number of rounds and the seconds they took."""
     journal = JsonlJournal(out)
     key = secrets.token_bytes(32)
+    spanish = scenario.game == SPANISH21
+    deck_args = ["--spanish"] if spanish else []
     shoe_args = ["--pace", "manual"]
     if scenario.shoe is not None:
         stack = workdir / "stack.json"
@@ -447,12 +1068,14 @@ def play(scenario: Scenario, scenario_path: str, out: TextIO, workdir: Path) -> 
         shoe_args += ["--stack-file", str(stack)]
     else:
         decks = scenario.rules.decks
-        shoe_args += ["--decks", str(decks), "--seed", str(scenario.seed)]
+        shoe_args += ["--decks", str(decks), "--seed", str(scenario.seed), *deck_args]
         shoe_args += ["--cut-at", str(scenario.cut_at)]
     sims = {"shoe": SimProcess("shoe", workdir, key, shoe_args)}
+    if spanish:
+        sims["reader"] = SimProcess("reader", workdir, key)
     if scenario.uses_shuffler:
         sims["shuffler"] = SimProcess(
-            "shuffler", workdir, key, ["--decks", str(scenario.rules.decks)]
+            "shuffler", workdir, key, ["--decks", str(scenario.rules.decks), *deck_args]
         )
     events: queue.Queue[m.Event] = queue.Queue()
     drivers: dict[str, DeviceDriver] = {}
@@ -477,13 +1100,24 @@ def play(scenario: Scenario, scenario_path: str, out: TextIO, workdir: Path) -> 
             drivers[name] = sim.driver(events)
         shoe = drivers["shoe"]
         assert isinstance(shoe, ShoeDriver)  # SimProcess.driver picks it by kind
-        table = BaccaratTable(scenario.rules, journal, _Devices(drivers, shoe))
+        bench: _Bench
+        if isinstance(scenario.rules, Spanish21Rules):
+            reader = drivers["reader"]
+            assert isinstance(reader, ReaderDriver)
+            table21 = Spanish21Table(scenario.rules, journal, _Devices(drivers, shoe, reader))
+            bench = _Spanish21Bench(scenario, table21, journal, events, sims, drivers)
+        else:
+            table = BaccaratTable(scenario.rules, journal, _Devices(drivers, shoe))
+            bench = _BaccaratBench(scenario, table, journal, events, sims, drivers)
         for driver in drivers.values():
             driver.start()
-        bench = _Bench(scenario, table, journal, events, sims, drivers)
         bench.connect()
         started = time.monotonic()
+        if isinstance(bench, _Spanish21Bench):
+            bench.dealer.start()
         bench.play()
+        if isinstance(bench, _Spanish21Bench):
+            bench.dealer.finish()
         seconds = time.monotonic() - started
         rounds = journal.counts["round_end"]
         journal.record(
@@ -494,6 +1128,7 @@ def play(scenario: Scenario, scenario_path: str, out: TextIO, workdir: Path) -> 
                 "seconds": round(seconds, 3),
                 "rounds_per_second": round(rounds / seconds, 1) if seconds > 0 else None,
                 "shoe_link": shoe.link_stats,
+                **({"reader_link": drivers["reader"].link_stats} if spanish else {}),
             }
         )
         return rounds, seconds
@@ -540,6 +1175,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with out, tempfile.TemporaryDirectory(prefix="tablectl-bench-") as tmp:
             rounds, seconds = play(scenario, args.scenario, out, Path(tmp))
+    except ScenarioError as exc:
+        return _error(f"{args.scenario}: {exc}", EXIT_USAGE)  # the record up to here is kept
     except (BenchError, SimError, TablectlError, OSError) as exc:
         return _error(str(exc), EXIT_FAILURE)
     except KeyboardInterrupt:

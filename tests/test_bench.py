@@ -137,7 +137,7 @@ def _shoe(*cards: str) -> list[str]:
     [
         ("{not json", "not valid JSON"),
         ({"game": "poker"}, "unknown game 'poker'"),
-        ({"game": "spanish21"}, "plays baccarat and midibaccarat only"),
+        ({"game": "spanish21", "rules": {"decks": 7}}, "rules.decks: 7 is not allowed"),
         ({"game": "baccarat", "shoe": _shoe("AS", "1X")}, "shoe[1]: not a card: '1X'"),
         ({"game": "baccarat", "shoe": ["AS"] * 9}, "more AS than 8 decks hold"),
         ({"game": "baccarat", "shoe": _shoe("AS", "CUT", "CUT")}, "a second CUT"),

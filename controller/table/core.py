@@ -22,7 +22,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import structlog
 from transitions import Machine, MachineError
@@ -48,6 +48,7 @@ _Item = TypeVar("_Item", m.Event, Command)
 
 HALTED = "halted"
 STOP_PROMPT = "STOP: CALL THE FLOOR"
+REPAIRS = ("repaired", "replaced")
 
 # Events that carry the procedure forward: held while play is stopped, then run in order.
 PROCEDURE_EVENTS: tuple[type[m.Event], ...] = (
@@ -67,7 +68,8 @@ PROCEDURE_EVENTS: tuple[type[m.Event], ...] = (
 class Halt:
     """Why play stopped. ``ends_shoe``: the cards in play cannot be trusted, so clearing
     voids the round and ends the shoe. ``needs_card``: the floorperson must enter the
-    card the shoe could not read."""
+    card the shoe could not read. ``needs_repair``: the floorperson must record the
+    device's repair or replacement (551.16(m))."""
 
     cause: str
     device: str | None
@@ -75,15 +77,19 @@ class Halt:
     section: str | None = None
     ends_shoe: bool = False
     needs_card: bool = False
+    needs_repair: bool = False
 
     def entry(self) -> dict[str, object]:
-        return {
+        entry: dict[str, object] = {
             "cause": self.cause,
             "device": self.device,
             "detail": self.detail,
             "section": self.section,
             "ends_shoe": self.ends_shoe,
         }
+        if self.needs_repair:
+            entry["needs_repair"] = True
+        return entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +114,9 @@ class Table(ABC):
     """One table's state machine, owned by the single thread that calls ``handle``."""
 
     state: str  # set by the machine
+    # Events that carry the procedure forward, held while play is stopped; a game with
+    # more devices adds theirs.
+    procedure_events: ClassVar[tuple[type[m.Event], ...]] = PROCEDURE_EVENTS
 
     def __init__(
         self,
@@ -160,13 +169,20 @@ class Table(ABC):
 
     @property
     def can_clear(self) -> bool:
-        """Whether a floorperson's clear without a card would be accepted now."""
-        return self.state == HALTED and self._clear_problem(FloorClear()) is None
+        """Whether a floorperson's clear without a card (with the repair recorded, where
+        one is needed) would be accepted now."""
+        repair = REPAIRS[0] if self.repair_needed else None
+        return self.state == HALTED and self._clear_problem(FloorClear(repair=repair)) is None
+
+    @property
+    def repair_needed(self) -> bool:
+        """Whether play stays stopped until a device's repair or replacement is recorded."""
+        return any(h.needs_repair for h in self._halts)
 
     def handle(self, item: m.Event | Command) -> None:
         """Take one device event or console command, then whatever it released."""
         if isinstance(item, Command):
-            self._record({"type": "command", "command": item.name, **item.fields()})
+            self._record({"type": "command", "command": item.name, **self._command_fields(item)})
             self._guard(self._on_command, item)
         else:
             self._record(self._device_entry(item))  # durable before the device forgets it
@@ -198,6 +214,12 @@ class Table(ABC):
     def _void_and_end_shoe(self, reason: str) -> None:
         """A floorperson cleared a halt that ends the shoe (``Halt.ends_shoe``): the table
         is in the ``shoe_over`` state already."""
+
+    def _on_other_event(self, event: m.Event) -> None:
+        """A device event that is neither a procedure event nor the link's or device's
+        health (a lid, a door, a shuffler attached, ...): recorded only, unless the game
+        acts on it. It runs at once, even while play is stopped."""
+        return None  # Baccarat's lid and door change nothing in its procedure
 
     def _pending(self) -> bool:
         """Run one piece of work the game deferred; False when there is none."""
@@ -290,7 +312,7 @@ class Table(ABC):
             self._stop(
                 Halt(event_name(event), event.device, detail, None, event.device == self._shoe)
             )
-        elif isinstance(event, PROCEDURE_EVENTS):
+        elif isinstance(event, self.procedure_events):
             if self.state == HALTED:
                 self._held.append(event)
                 entry: dict[str, object] = {
@@ -303,8 +325,8 @@ class Table(ABC):
                 self._record(entry)
             else:
                 self._on_procedure_event(event)
-        # Anything else (status, lid, door, shuffler attached, ...) is recorded as an
-        # input and changes nothing in the procedure.
+        else:
+            self._on_other_event(event)
 
     def _on_command(self, command: Command) -> None:
         if isinstance(command, FloorClear):
@@ -334,6 +356,14 @@ class Table(ABC):
                 card(command.card)
             except CardError as exc:
                 return str(exc)
+        repair = next((h for h in self._halts if h.needs_repair), None)
+        if repair is not None and command.repair not in REPAIRS:
+            return (
+                f"record the {repair.device}'s repair or replacement "
+                f"(repair: {' or '.join(REPAIRS)}) before play goes on ({repair.section})"
+            )
+        if repair is None and command.repair is not None:
+            return "no device is waiting for a repair or replacement"
         return None
 
     # ------------------------------------------------------------------ halted
@@ -396,6 +426,11 @@ class Table(ABC):
         self._void_and_end_shoe(reason)
 
     # ------------------------------------------------------------------ records
+
+    def _command_fields(self, command: Command) -> dict[str, object]:
+        """How a console command is recorded. A game with a hole card seals a card the
+        floorperson enters until it is placed face up (551.8(e))."""
+        return command.fields()
 
     def _device_entry(self, event: m.Event) -> dict[str, object]:
         entry: dict[str, object] = {
