@@ -154,22 +154,10 @@ class BaccaratTable(Table):
     # ------------------------------------------------------------------ triggers
     # Bound by the machine (model_override): typed entry points, never run as written.
 
-    def shuffled(self, item: m.ShuffleCompleted | ManualShuffle) -> bool:
-        raise RuntimeError("bound by the state machine")
-
-    def card(self, event: m.CardDrawn) -> bool:
-        raise RuntimeError("bound by the state machine")
-
     def cover_card(self, event: m.CutCardSeen) -> bool:
         raise RuntimeError("bound by the state machine")
 
     def shoe_empty(self, event: m.ShoeEmpty) -> bool:
-        raise RuntimeError("bound by the state machine")
-
-    def wager(self, command: Wager) -> bool:
-        raise RuntimeError("bound by the state machine")
-
-    def no_more_bets(self, command: NoMoreBets) -> bool:
         raise RuntimeError("bound by the state machine")
 
     def disclosed(self, command: DisclosedCard) -> bool:

@@ -28,7 +28,16 @@ import structlog
 from transitions import Machine, MachineError
 
 from controller.rules.cards import CardError, card
-from controller.table.events import Command, Devices, FloorClear, Journal, Need
+from controller.table.events import (
+    Command,
+    Devices,
+    FloorClear,
+    Journal,
+    ManualShuffle,
+    Need,
+    NoMoreBets,
+    Wager,
+)
 from drivers import messages as m
 
 log = structlog.get_logger("controller.table")
@@ -157,6 +166,20 @@ class Table(ABC):
         raise RuntimeError("bound by the state machine")
 
     def floor_clear(self, command: FloorClear) -> bool:
+        raise RuntimeError("bound by the state machine")
+
+    # Every game's machine has these too.
+
+    def shuffled(self, item: m.ShuffleCompleted | ManualShuffle) -> bool:
+        raise RuntimeError("bound by the state machine")
+
+    def card(self, event: m.CardDrawn) -> bool:
+        raise RuntimeError("bound by the state machine")
+
+    def wager(self, command: Wager) -> bool:
+        raise RuntimeError("bound by the state machine")
+
+    def no_more_bets(self, command: NoMoreBets) -> bool:
         raise RuntimeError("bound by the state machine")
 
     # ------------------------------------------------------------------ public

@@ -361,22 +361,10 @@ class Spanish21Table(Table):
     # ------------------------------------------------------------------ triggers
     # Bound by the machine (model_override): typed entry points, never run as written.
 
-    def shuffled(self, item: m.ShuffleCompleted | ManualShuffle) -> bool:
-        raise RuntimeError("bound by the state machine")
-
-    def card(self, event: m.CardDrawn) -> bool:
-        raise RuntimeError("bound by the state machine")
-
     def cutting_card(self, event: m.CutCardSeen) -> bool:
         raise RuntimeError("bound by the state machine")
 
     def new_dealer(self, command: NewDealer) -> bool:
-        raise RuntimeError("bound by the state machine")
-
-    def wager(self, command: Wager) -> bool:
-        raise RuntimeError("bound by the state machine")
-
-    def no_more_bets(self, command: NoMoreBets) -> bool:
         raise RuntimeError("bound by the state machine")
 
     def inserted(self, event: m.CardInserted) -> bool:
