@@ -81,6 +81,13 @@ EXIT_INTERRUPTED = 130
 
 SPANISH21 = "spanish21"
 RATE_FAULTS = ("corrupt", "drop", "duplicate")
+CARD_IRREGULARITIES = ("ten", "face_up")  # the shoe's: at a card
+# The reader's, at a round's peek: the scenario's kind and the simulated reader's command.
+READER_IRREGULARITIES = {
+    "reader_malfunction": "malfunction",
+    "reader_wrong_answer": "wrong_answer",
+    "reader_tamper": "tamper",
+}
 DEFAULT_CUT_AT = 16  # cover card 16 cards above the bottom, as the examples place it
 MIN_CUT_AT = 14  # 545.5(d), 543.5(e): at least 14 cards above the bottom
 MAX_UNPLUG_MS = 3_600_000
@@ -111,6 +118,18 @@ class Unplug:
 
 
 @dataclass(frozen=True)
+class Irregularity:
+    """A game irregularity the simulated devices commit: the shoe's (``ten``,
+    ``face_up``) at card ``at_card``; the reader's (``reader_*``) at the first peek of
+    round ``at_round`` or later (``code``: a malfunction's code)."""
+
+    kind: str
+    at_card: int = 0
+    at_round: int = 0
+    code: int | None = None
+
+
+@dataclass(frozen=True)
 class SpanishRound:
     """One round's script: amounts by box, and the decisions each box takes in order
     across its hands."""
@@ -132,6 +151,15 @@ class Scenario:
     rates: dict[str, float] = field(default_factory=dict)
     unplugs: list[Unplug] = field(default_factory=list)
     spanish_rounds: list[SpanishRound] = field(default_factory=list)
+    irregularities: list[Irregularity] = field(default_factory=list)
+
+    @property
+    def card_faults(self) -> list[Irregularity]:
+        return [f for f in self.irregularities if f.kind in CARD_IRREGULARITIES]
+
+    @property
+    def reader_faults(self) -> list[Irregularity]:
+        return [f for f in self.irregularities if f.kind in READER_IRREGULARITIES]
 
     @property
     def uses_shuffler(self) -> bool:
@@ -211,10 +239,10 @@ def load_scenario(path: str) -> Scenario:
         raise ScenarioError(
             f"cut_at: the cover card goes {least}..{cards} cards above the bottom ({section})"
         )
-    rates, unplugs = _faults(data.get("faults", []), shoe is None, spanish)
+    rates, unplugs, irregularities = _faults(data.get("faults", []), shoe is None, spanish)
     if not spanish:
         rounds = _rounds(data.get("rounds", []), game)
-        return Scenario(game, rules, shoe, seed, cut_at, rounds, rates, unplugs)
+        return Scenario(game, rules, shoe, seed, cut_at, rounds, rates, unplugs, [], irregularities)
     scenario = Scenario(
         game,
         rules,
@@ -225,6 +253,7 @@ def load_scenario(path: str) -> Scenario:
         rates,
         unplugs,
         _spanish_rounds(data.get("rounds", [])),
+        irregularities,
     )
     _DryRun(scenario).run()
     return scenario
@@ -372,7 +401,7 @@ def _box_amounts(raw: object, where: str, section: str) -> dict[int, Decimal]:
 
 def _faults(
     raw: object, with_shuffler: bool, with_reader: bool
-) -> tuple[dict[str, float], list[Unplug]]:
+) -> tuple[dict[str, float], list[Unplug], list[Irregularity]]:
     if not isinstance(raw, list):
         raise ScenarioError("faults: expected a list of faults")
     devices = (
@@ -382,6 +411,7 @@ def _faults(
     )
     rates: dict[str, float] = {}
     unplugs: list[Unplug] = []
+    irregularities: list[Irregularity] = []
     for i, fault in enumerate(raw):
         where = f"faults[{i}]"
         if not isinstance(fault, dict):
@@ -409,11 +439,47 @@ def _faults(
             if not 0 <= duration <= MAX_UNPLUG_MS:
                 raise ScenarioError(f"{where}.duration_ms: expected 0..{MAX_UNPLUG_MS}")
             unplugs.append(Unplug(device, at_card, duration))
+        elif kind in CARD_IRREGULARITIES or (with_reader and kind in READER_IRREGULARITIES):
+            irregularities.append(_irregularity(fault, str(kind), where, with_reader))
         else:
-            kinds = ", ".join((*RATE_FAULTS, "unplug"))
+            kinds = ", ".join(_fault_kinds(with_reader))
             raise ScenarioError(f"{where}.kind: {kind!r} is not one of {kinds}")
     unplugs.sort(key=lambda u: u.at_card)
-    return rates, unplugs
+    irregularities.sort(key=lambda f: (f.at_card, f.at_round))
+    return rates, unplugs, irregularities
+
+
+def _fault_kinds(with_reader: bool) -> tuple[str, ...]:
+    card_kinds = CARD_IRREGULARITIES if with_reader else ("face_up",)
+    reader_kinds = tuple(READER_IRREGULARITIES) if with_reader else ()
+    return (*RATE_FAULTS, "unplug", *card_kinds, *reader_kinds)
+
+
+def _irregularity(fault: Mapping[str, Any], kind: str, where: str, spanish: bool) -> Irregularity:
+    if kind == "ten" and not spanish:
+        # 551.16(b): a ten is an irregularity only in a Spanish deck.
+        raise ScenarioError(f"{where}.kind: a ten fault is for a spanish21 shoe")
+    if kind in CARD_IRREGULARITIES:
+        extra = sorted(set(fault) - {"kind", "at_card"})
+        if extra:
+            raise ScenarioError(f"{where}: unknown key {extra[0]!r} for a {kind} fault")
+        at_card = _integer(fault, "at_card", 0)
+        if at_card < 1:
+            raise ScenarioError(f"{where}.at_card: expected the number of a card, 1 or more")
+        return Irregularity(kind, at_card=at_card)
+    allowed = {"kind", "at_round", *(("code",) if kind == "reader_malfunction" else ())}
+    extra = sorted(set(fault) - allowed)
+    if extra:
+        raise ScenarioError(f"{where}: unknown key {extra[0]!r} for a {kind} fault")
+    at_round = _integer(fault, "at_round", 0)
+    if at_round < 1:
+        raise ScenarioError(f"{where}.at_round: expected the number of a round, 1 or more")
+    code = None
+    if kind == "reader_malfunction":
+        code = _integer(fault, "code", 1)
+        if not 0 <= code <= 255:
+            raise ScenarioError(f"{where}.code: expected a malfunction code 0..255")
+    return Irregularity(kind, at_round=at_round, code=code)
 
 
 # --------------------------------------------------------------------------- output
@@ -509,6 +575,7 @@ class _Bench(ABC):
         self.pending: set[int] = set()  # shoe event ids of the last draw not yet handled
         self.cards = 0
         self.unplugs = list(scenario.unplugs)
+        self.card_faults = scenario.card_faults
         self.unplugged: str | None = None  # until the table has seen the device go
         self.replug_at = 0.0  # no event need come from an unplugged device before this
         self.shuffle_requested = False
@@ -584,6 +651,8 @@ class _Bench(ABC):
         if self.unplugs and self.unplugs[0].at_card == self.cards + 1:
             self.unplug(self.unplugs.pop(0))
             return False
+        while self.card_faults and self.card_faults[0].at_card <= self.cards + 1:
+            self.inject_card(self.card_faults.pop(0))
         reply = self.sims["shoe"].control("draw", count=1)
         self.pending.update(reply["event_ids"])
         return False
@@ -598,6 +667,24 @@ class _Bench(ABC):
             shuffler.start_shuffle()
             self.shuffle_requested = True
         return False
+
+    def inject_card(self, fault: Irregularity) -> None:
+        """The shoe's irregularity at the next card: a ten put in ahead of it, or the
+        card itself coming out face up."""
+        self.journal.record(
+            {
+                "type": "fault_injected",
+                "kind": fault.kind,
+                "device": "shoe",
+                "at_card": fault.at_card,
+            }
+        )
+        self.sims["shoe"].control(fault.kind)
+        if fault.kind == "ten":
+            self.ten_added()
+
+    def ten_added(self) -> None:  # noqa: B027 - only Spanish 21 tracks its cards
+        """A ten is next out of the shoe, ahead of the scenario's order."""
 
     def unplug(self, fault: Unplug) -> None:
         self.journal.record(
@@ -778,6 +865,10 @@ class _Spanish21Dealer:
     def start(self) -> None:
         self.command(InspectReader())  # 551.2(e): the floorperson, at the start of the day
 
+    def ten_added(self) -> None:
+        """A ten the dealer will find next in the shoe: it is in his hands' count."""
+        self.cards.insert(self.cards_seen, "TS")
+
     def card_seen(self) -> None:
         """A card out of the shoe reached the table."""
         self.cards_seen += 1
@@ -954,6 +1045,9 @@ class _DryRun:
         self.table = Spanish21Table(scenario.rules, self.journal, self.devices)
         self.order = scenario.order
         self.position = 0
+        self.drawn = 0  # cards (not the cutting card) out of the shoe, with injected tens
+        self.card_faults = scenario.card_faults
+        self.face_up = False
         self.dealer = _Spanish21Dealer(scenario, self.table, self.journal, self)
 
     def run(self) -> None:
@@ -975,6 +1069,7 @@ class _DryRun:
     def feed(self, event: m.Event) -> None:
         self.table.handle(event)
         if isinstance(event, m.CardDrawn):
+            self.drawn += 1
             self.dealer.card_seen()
 
     def shuffle(self) -> bool:
@@ -988,13 +1083,23 @@ class _DryRun:
     def draw(self) -> bool:
         if self.position >= len(self.order):
             raise BenchError("the shoe ran out")
+        while self.card_faults and self.card_faults[0].at_card <= self.drawn + 1:
+            fault = self.card_faults.pop(0)
+            if fault.kind == "face_up":
+                self.face_up = True
+            else:  # as the simulated shoe: a ten next out, ahead of the order
+                self.dealer.ten_added()
+                self.feed(m.CardDrawn("shoe", self.devices.next_id(), "T", "S", self.face_up))
+                self.face_up = False
+                return True
         token = self.order[self.position]
         self.position += 1
         event_id = self.devices.next_id()
         if token == CUT:
             self.feed(m.CutCardSeen("shoe", event_id))
         else:
-            self.feed(m.CardDrawn("shoe", event_id, token[0], token[1], False))
+            self.feed(m.CardDrawn("shoe", event_id, token[0], token[1], self.face_up))
+            self.face_up = False
         if self.position == len(self.order):
             self.feed(m.ShoeEmpty("shoe", self.devices.next_id()))
         return True
@@ -1024,9 +1129,14 @@ class _Spanish21Bench(_Bench):
         self.reader_pending: set[int] = set()  # reader event ids of the last insertion
         self.armed_wait: float | None = None  # since when the dealer waits for the arm
         self.dealer = _Spanish21Dealer(scenario, table, journal, self)
+        self.spanish = table
+        self.reader_faults = scenario.reader_faults
 
     def act(self) -> bool:
         return self.dealer.act()
+
+    def ten_added(self) -> None:
+        self.dealer.ten_added()
 
     def handle(self, event: m.Event) -> None:
         super().handle(event)
@@ -1050,6 +1160,24 @@ class _Spanish21Bench(_Bench):
             self.polling = True
             return False
         self.armed_wait = None
+        if self.reader_faults and self.reader_faults[0].at_round <= self.spanish.round:
+            fault = self.reader_faults.pop(0)
+            self.journal.record(
+                {
+                    "type": "fault_injected",
+                    "kind": fault.kind,
+                    "device": "reader",
+                    "at_round": fault.at_round,
+                    "round": self.spanish.round,
+                }
+            )
+            command = READER_IRREGULARITIES[fault.kind]
+            fields = {} if fault.code is None else {"code": fault.code}
+            reply = reader.control(command, **fields)
+            if command != "wrong_answer":
+                # The reader stops; the table halts for the repair before any insertion.
+                self.reader_pending.update(reply["event_ids"])
+                return False
         reply = reader.control("insert", card=hole)
         self.reader_pending.update(reply["event_ids"])
         return False
@@ -1089,6 +1217,14 @@ def play(scenario: Scenario, scenario_path: str, out: TextIO, workdir: Path) -> 
             "faults": {
                 "rates": scenario.rates,
                 "unplugs": [dataclasses.asdict(u) for u in scenario.unplugs],
+                "irregularities": [
+                    {
+                        k: v
+                        for k, v in dataclasses.asdict(f).items()
+                        if v is not None and (k == "code" or v)
+                    }
+                    for f in scenario.irregularities
+                ],
             },
         }
     )
