@@ -21,6 +21,7 @@ from controller.table.events import (
     ManualShuffle,
     Need,
     NoMoreBets,
+    PlayerLeaves,
     Wager,
 )
 from drivers import messages as m
@@ -584,6 +585,27 @@ def test_deferred_vigorish_is_collected_before_a_new_shoe() -> None:
     assert collected["owed"] == {"4": Decimal(7)} and collected["section"] == "545.13(e)"
     kinds = [e["type"] for e in d.io.journal.entries]
     assert kinds.index("vigorish_collected") < kinds.index("shoe_end")
+
+
+@pytest.mark.reg("545.13(e)", "543.13(e)")
+@GAMES
+def test_deferred_vigorish_is_collected_when_the_player_leaves(game: str) -> None:
+    d = Dealer(game, vigorish_collection="deferred")
+    d.open()
+    d.play(["2H", "9S", "3C", "KD"], wagers={4: {"banker": 100}, 6: {"banker": 20}})
+    d.table.handle(PlayerLeaves(4))  # between rounds, chips picked up
+    (collected,) = d.io.of_type("vigorish_collected")
+    assert collected["owed"] == {"4": Decimal(5)}
+    d.table.handle(Wager(6, "player", 10))
+    d.table.handle(PlayerLeaves(6))  # a wager still down: withdraw it first
+    (refused,) = d.refusals()
+    assert "still has wagers down" in str(refused)
+    d.table.handle(Wager(6, "player", 0))
+    d.table.handle(PlayerLeaves(6))
+    assert [c["owed"] for c in d.io.of_type("vigorish_collected")] == [
+        {"4": Decimal(5)},
+        {"6": Decimal(1)},
+    ]
 
 
 # --------------------------------------------------------------------------- whole shoes

@@ -51,6 +51,7 @@ from controller.table.events import (
     ManualShuffle,
     Need,
     NoMoreBets,
+    PlayerLeaves,
     Wager,
 )
 from drivers import messages as m
@@ -329,6 +330,8 @@ class BaccaratTable(Table):
             self._fire("shuffled", command)
         elif isinstance(command, DisclosedCard):
             self._fire("disclosed", command)
+        elif isinstance(command, PlayerLeaves):
+            self._player_leaves(command)
         else:
             self._refuse(command, Refusal(None, f"{command.name} is not a {self.game} command"))
 
@@ -420,6 +423,22 @@ class BaccaratTable(Table):
             return  # no shoe was in play
         self._void_round(f"floorperson: {reason}", section=None)
         self._end_shoe("floorperson")
+
+    def _player_leaves(self, command: PlayerLeaves) -> None:
+        if command.seat in self._wagers:
+            # Chips still on the layout: withdrawn first (before "no more bets") or
+            # settled first (in the round being dealt).
+            self._refuse(command, Refusal(None, f"seat {command.seat} still has wagers down"))
+            return
+        owed, self._ledger = self._ledger.collect(command.seat)
+        if owed:  # 545.13(e): collected when the player leaves, if before a new shoe
+            self._record(
+                {
+                    "type": "vigorish_collected",
+                    "owed": {str(command.seat): owed},
+                    "section": self._sec["vigorish"],
+                }
+            )
 
     def _end_shoe(self, reason: str) -> None:
         owed, self._ledger = self._ledger.collect_all()

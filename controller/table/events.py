@@ -42,6 +42,19 @@ class Wager(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerLeaves(Command):
+    """A player leaves the table: the vigorish the seat still owes is collected then
+    (545.13(e), 543.13(e)), and the seat's wagers not yet in play are withdrawn."""
+
+    seat: int
+
+    name = "player_leaves"
+
+    def fields(self) -> dict[str, object]:
+        return {"seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
 class NoMoreBets(Command):
     """The dealer announces "no more bets" (545.8(c), 545.9(b), 543.9(b))."""
 
