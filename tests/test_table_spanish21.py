@@ -329,8 +329,12 @@ def test_a_reader_answer_the_shoe_contradicts_is_a_malfunction_until_repaired() 
 
 @pytest.mark.parametrize(
     "trouble",
-    [m.ReaderMalfunction("reader", 1, 9), m.ReaderTamper("reader", 1)],
-    ids=["malfunction", "tamper"],
+    [
+        m.ReaderMalfunction("reader", 1, 9),
+        m.ReaderTamper("reader", 1),
+        m.DeviceFault("reader", 1, 2, 0),  # any fault the reader reports
+    ],
+    ids=["malfunction", "tamper", "fault"],
 )
 @pytest.mark.reg("551.16(m)")
 def test_a_malfunctioning_reader_stops_dealing_until_a_floorperson_records_the_repair(
@@ -340,6 +344,8 @@ def test_a_malfunctioning_reader_stops_dealing_until_a_floorperson_records_the_r
     d.open()
     d.event(trouble)
     assert d.need() is Need.FLOOR and d.table.repair_needed
+    (halt,) = d.io.of_type("halt")
+    assert halt["section"] == "551.16(m)"
     d.do(Wager(1, "spanish21", 10))
     assert str(d.last_refusal()["reason"]).startswith("play is stopped")
     d.do(FloorClear(repair="repaired"))

@@ -238,6 +238,12 @@ class Table(ABC):
         """A floorperson cleared a halt that ends the shoe (``Halt.ends_shoe``): the table
         is in the ``shoe_over`` state already."""
 
+    def _on_device_fault(self, event: m.DeviceFault) -> None:
+        """A device reports a fault: play stops for a floorperson. A game may treat a
+        particular device's faults under its own rule."""
+        detail = f"fault code {event.code}, detail {event.detail}"
+        self._stop(Halt("device_fault", event.device, detail))
+
     def _on_other_event(self, event: m.Event) -> None:
         """A device event that is neither a procedure event nor the link's or device's
         health (a lid, a door, a shuffler attached, ...): recorded only, unless the game
@@ -320,8 +326,7 @@ class Table(ABC):
             cause = "device_lost" if isinstance(event, m.DeviceLost) else "device_refused"
             self._stop(Halt(cause, event.device, event.reason))
         elif isinstance(event, m.DeviceFault):
-            detail = f"fault code {event.code}, detail {event.detail}"
-            self._stop(Halt("device_fault", event.device, detail))
+            self._on_device_fault(event)
         elif isinstance(event, m.LinkTamper):
             detail = f"{event.failures} frames failed authentication"
             self._stop(Halt("link_tamper", event.device, detail))

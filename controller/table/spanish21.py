@@ -499,6 +499,15 @@ class Spanish21Table(Table):
             self._record({"type": "shuffle_failed", "event": event_name(event)})
             self._prompt("SHUFFLE FAILED: SHUFFLE AGAIN", "551.16(j)")
 
+    def _on_device_fault(self, event: m.DeviceFault) -> None:
+        if event.device == self._reader:
+            # Any fault the reader reports is a malfunction: 551.16(m) applies.
+            self._reader_down(
+                "reader_malfunction", f"fault code {event.code}, detail {event.detail}"
+            )
+        else:
+            super()._on_device_fault(event)
+
     def _on_other_event(self, event: m.Event) -> None:
         if isinstance(event, m.ShufflerAttached | m.ShufflerRemoved):
             self._shuffler_attached = isinstance(event, m.ShufflerAttached)
