@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
+import structlog
 from pytest_mock import MockerFixture
 
 from drivers import messages as m
@@ -126,3 +127,11 @@ def next_event(q: queue.Queue[m.Event], kind: type[m.Event], timeout: float = 3.
             continue
         if isinstance(event, kind):
             return event
+
+
+@pytest.fixture(autouse=True)
+def _fresh_logging() -> Iterator[None]:
+    """``tablectl`` commands configure structlog for the whole process (a level filter,
+    cached loggers); a test that runs one must not change what the next test logs."""
+    yield
+    structlog.reset_defaults()
