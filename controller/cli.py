@@ -22,6 +22,7 @@ from typing import NoReturn
 import structlog
 
 from controller import analyze, bench
+from controller.journal import JournalError, verify
 from controller.view import LiveView
 from drivers import messages as m
 from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver, ShufflerDriver
@@ -85,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])
     analyze.add_parser(sub)
     bench.add_parser(sub)
+    journal_cmd = sub.add_parser("journal", help="check or read a table's journal")
+    journal_sub = journal_cmd.add_subparsers(dest="journal_command", required=True)
+    verify_cmd = journal_sub.add_parser(
+        "verify", help="recompute the hash chain: name every edited, removed or moved row"
+    )
+    verify_cmd.add_argument("file", help="the journal (an SQLite file)")
     return parser
 
 
@@ -95,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return analyze.run(args)
     if args.command == "bench":
         return bench.run(args)
+    if args.command == "journal":
+        return journal_verify(args.file)
     if args.command == "run":
         if not args.simulate:
             print(
@@ -108,6 +117,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"tablectl: error: {exc}", file=sys.stderr)
             return EXIT_FAILURE
     return EXIT_USAGE
+
+
+def journal_verify(path: str) -> int:
+    """Exit 0 when the chain is whole, 1 with one line per problem, 2 when unreadable."""
+    try:
+        verdict = verify(path)
+    except JournalError as exc:
+        print(f"tablectl: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for problem in verdict.problems:
+        print(f"{path}: {problem}")
+    if verdict.problems:
+        return EXIT_FAILURE
+    print(f"{path}: {verdict.rows} rows, chain intact")
+    return EXIT_OK
 
 
 def run_simulated(args: argparse.Namespace) -> int:
