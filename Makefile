@@ -28,8 +28,17 @@ $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 run: $(VENV)/.installed
 	$(BIN)/tablectl run --simulate $(if $(CARDS),--cards $(CARDS))
 
-test: lint
+test: lint systemd-tools
 	$(BIN)/pytest
+
+# tests/test_systemd_unit.py runs systemd-analyze (and systemd-sysusers); installed
+# like python3-venv above when missing and we are root with apt-get.
+.PHONY: systemd-tools
+systemd-tools:
+	@command -v systemd-analyze >/dev/null \
+	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+	       && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd >/dev/null; } \
+	  || { echo "systemd-analyze is missing: install systemd and retry" >&2; exit 1; }
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
