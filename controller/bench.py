@@ -25,18 +25,21 @@ import tempfile
 import time
 from abc import ABC, abstractmethod
 from collections import Counter, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+from controller.devices_adapter import TableDevices
+from controller.observed_journal import ObservedJournal
 from controller.rules.baccarat import (
     BETS,
     GAMES,
     BaccaratRules,
     RulesError,
     WagerError,
+    next_to_draw,
     wager_amount,
 )
 from controller.rules.cards import CUT, CardError, card, check_composition
@@ -48,12 +51,14 @@ from controller.rules.spanish21 import (
     allowed_decisions,
     box_context,
     card_value,
+    reader_allowed,
 )
 from controller.table.baccarat import SEATS, BaccaratTable
 from controller.table.events import (
     Command,
     DealersCard,
     Decision,
+    DisclosedCard,
     FloorClear,
     InspectReader,
     ManualShuffle,
@@ -66,11 +71,13 @@ from controller.table.spanish21 import (
     DEALER_TURN,
     PEEK_DUE,
     PLAYING,
+    RACK_BURN_DUE,
+    RACK_SHUFFLE_DUE,
     Spanish21Table,
 )
 from drivers import messages as m
 from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver, ShufflerDriver
-from drivers.errors import NotConnected, TablectlError
+from drivers.errors import TablectlError
 from firmware_sim import decks as sim_decks
 from firmware_sim.harness import SimError, SimProcess
 
@@ -88,6 +95,26 @@ READER_IRREGULARITIES = {
     "reader_wrong_answer": "wrong_answer",
     "reader_tamper": "tamper",
 }
+READER_MISUSE = "reader_misuse"  # Spanish 21: the hole card in the reader behind a 2-9
+# The shuffler's, at a shuffle: the scenario's kind and the simulated shuffler's command.
+SHUFFLER_FAULTS = {
+    "shuffler_jam": "jam",
+    "shuffler_stop": "stop_midway",
+    "shuffler_incomplete": "incomplete",
+    "shuffler_wrong_count": "wrong_count",
+}
+# How the shuffler's irregularities reach the table (the dry run plays them the same way).
+SHUFFLER_FAULT_EVENTS: dict[str, type[m.Event]] = {
+    "shuffler_jam": m.ShufflerJam,
+    "shuffler_stop": m.ShufflerStopped,
+    "shuffler_incomplete": m.CycleIncomplete,
+}
+SHUFFLE_ENDS = (m.ShuffleCompleted, m.ShufflerJam, m.ShufflerStopped, m.CycleIncomplete)
+# Baccarat and Midibaccarat, the dealer's, in a round: 545.15(a)-(c), 543.14(a)-(c).
+DRAWN_IN_ERROR = "drawn_in_error"
+PLAYER_THIRD_CARD = "player_third_card"
+BACCARAT_ROUND_FAULTS = (DRAWN_IN_ERROR, PLAYER_THIRD_CARD)
+MAX_COUNT = 0xFFFF  # the shuffler's card count is a 16-bit field
 DEFAULT_CUT_AT = 16  # cover card 16 cards above the bottom, as the examples place it
 MIN_CUT_AT = 14  # 545.5(d), 543.5(e): at least 14 cards above the bottom
 MAX_UNPLUG_MS = 3_600_000
@@ -97,9 +124,21 @@ POLL_INTERVAL = 0.002  # how often the dealer looks at the reader's "armed" ligh
 AUTOPLAY_SEATS = 7
 AUTOPLAY_AMOUNTS = (10, 25, 50, 100)
 SPANISH_AMOUNTS = (5, 10, 25, 50)
-SPANISH_KEYS = ("wagers", "match_the_dealer", "insurance", "decisions")
+SPANISH_KEYS = ("wagers", "match_the_dealer", "insurance", "decisions", "players")
+PARTIAL_DOUBLE = "double"  # {"double": 5}: a Double Down for less than the wager (551.11(a))
 
-_KEYS = {"game", "rules", "shoe", "decks", "seed", "cut_at", "rounds", "faults"}
+_KEYS = {
+    "game",
+    "rules",
+    "shoe",
+    "shuffler",
+    "decks",
+    "seed",
+    "cut_at",
+    "rounds",
+    "faults",
+    "players",
+}
 
 
 class ScenarioError(ValueError):
@@ -119,25 +158,48 @@ class Unplug:
 
 @dataclass(frozen=True)
 class Irregularity:
-    """A game irregularity the simulated devices commit: the shoe's (``ten``,
-    ``face_up``) at card ``at_card``; the reader's (``reader_*``) at the first peek of
-    round ``at_round`` or later (``code``: a malfunction's code)."""
+    """A game irregularity the simulated devices or the bench's dealer commit: the
+    shoe's (``ten``, ``face_up``) at card ``at_card``; the reader's (``reader_*``) at
+    the first peek of round ``at_round`` or later (``code``: a malfunction's code); the
+    dealer's (``reader_misuse``, ``drawn_in_error``, ``player_third_card``) in the first
+    round ``at_round`` or later where it can happen (``disclosed``: the card drawn in
+    error was seen); the shuffler's (``shuffler_*``) at its ``at_shuffle``-th shuffle
+    (``delta``: a wrong count's difference)."""
 
     kind: str
     at_card: int = 0
     at_round: int = 0
     code: int | None = None
+    at_shuffle: int = 0
+    delta: int | None = None
+    disclosed: bool = False
+
+
+@dataclass(frozen=True)
+class Scripted:
+    """A scripted decision; ``amount``: a Double Down's wager, when not the full original
+    wager (551.11(a))."""
+
+    decision: str
+    amount: Decimal | None = None
+
+    def __str__(self) -> str:
+        if self.amount is None:
+            return repr(self.decision)
+        return f"{{{self.decision!r}: {_json_value(self.amount)}}}"
 
 
 @dataclass(frozen=True)
 class SpanishRound:
-    """One round's script: amounts by box, and the decisions each box takes in order
-    across its hands."""
+    """One round's script: amounts by box, the decisions each box takes in order across
+    its hands, and who wagers on which box (551.14; a box not named is its own
+    player's)."""
 
     wagers: dict[int, Decimal]
     match_the_dealer: dict[int, Decimal] = field(default_factory=dict)
     insurance: dict[int, Decimal] = field(default_factory=dict)
-    decisions: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    decisions: dict[int, tuple[Scripted, ...]] = field(default_factory=dict)
+    players: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -152,6 +214,18 @@ class Scenario:
     unplugs: list[Unplug] = field(default_factory=list)
     spanish_rounds: list[SpanishRound] = field(default_factory=list)
     irregularities: list[Irregularity] = field(default_factory=list)
+    shuffler: bool = False  # a stacked shoe that the simulated shuffler shuffles
+
+    @property
+    def continuous(self) -> bool:
+        """551.15: a continuous shuffling device shuffles the cards before every round."""
+        return isinstance(self.rules, Spanish21Rules) and self.rules.continuous_shuffler
+
+    @property
+    def shoes(self) -> int:
+        """The shoes the bench plays: one; with a continuous shuffler, where every round
+        is a shoe of its own (551.15), one for each scripted round, at least one."""
+        return max(1, len(self.spanish_rounds)) if self.continuous else 1
 
     @property
     def card_faults(self) -> list[Irregularity]:
@@ -162,8 +236,27 @@ class Scenario:
         return [f for f in self.irregularities if f.kind in READER_IRREGULARITIES]
 
     @property
+    def misuse_faults(self) -> list[Irregularity]:
+        return [f for f in self.irregularities if f.kind == READER_MISUSE]
+
+    @property
+    def round_faults(self) -> list[Irregularity]:
+        return [f for f in self.irregularities if f.kind in BACCARAT_ROUND_FAULTS]
+
+    def shuffle_fault(self, shuffle: int) -> Irregularity | None:
+        """The shuffler's irregularity at its ``shuffle``-th shuffle (from 1), if any."""
+        return next(
+            (
+                f
+                for f in self.irregularities
+                if f.kind in SHUFFLER_FAULTS and f.at_shuffle == shuffle
+            ),
+            None,
+        )
+
+    @property
     def uses_shuffler(self) -> bool:
-        return self.shoe is None
+        return self.shoe is None or self.shuffler
 
     @property
     def order(self) -> list[str]:
@@ -171,12 +264,39 @@ class Scenario:
         A seeded shoe is shuffled exactly as the simulated shoe shuffles it."""
         if self.shoe is not None:
             return self.shoe
+        if self.continuous:
+            return continuous_batch(self, 0)
         return sim_decks.build_shoe(
             self.rules.decks,
             spanish=self.game == SPANISH21,
             rng=sim_decks.make_rng(self.seed),
             cut_at=self.cut_at,
         )
+
+
+def continuous_batch(scenario: Scenario, shoe: int) -> list[str]:
+    """551.15: the cards a continuous shuffling device puts in the shoe for its
+    ``shoe``-th shuffle (from 0): every deck, shuffled from the seed, no cutting card."""
+    rng = random.Random(f"{scenario.seed}:continuous:{shoe}")
+    return sim_decks.build_shoe(scenario.rules.decks, spanish=True, rng=rng)
+
+
+def next_shoe(scenario: Scenario, shoe: int) -> list[str]:
+    """The tokens of the ``shoe``-th shoe after the first (from 1) in the order they leave
+    the shoe, cutting card included: shuffled from the seed and the shoe's number."""
+    rng = random.Random(f"{scenario.seed}:shoe:{shoe}")
+    spanish = scenario.game == SPANISH21
+    return sim_decks.build_shoe(
+        scenario.rules.decks, spanish=spanish, rng=rng, cut_at=scenario.cut_at
+    )
+
+
+def rack_order(scenario: Scenario, rack: list[str], shoe: int, round_: int) -> list[str]:
+    """551.16(g): the discard rack's cards as shuffled and cut, the order they leave the
+    shoe: shuffled from the seed, the shoe and the round, so a run replays."""
+    cards = list(rack)
+    random.Random(f"{scenario.seed}:rack:{shoe}:{round_}").shuffle(cards)
+    return cards
 
 
 # --------------------------------------------------------------------------- scenario
@@ -225,6 +345,25 @@ def load_scenario(path: str) -> Scenario:
     seed = _integer(data, "seed", 0)
     spanish = game == SPANISH21
     shoe = _shoe(data["shoe"], rules.decks, spanish) if "shoe" in data else None
+    continuous = isinstance(rules, Spanish21Rules) and rules.continuous_shuffler
+    if continuous and shoe is not None:
+        raise ScenarioError(
+            "shoe: with rules.continuous_shuffler the device shuffles the cards before "
+            "every round (551.15): give decks and seed, not a stacked shoe"
+        )
+    if continuous and "cut_at" in data:
+        raise ScenarioError(
+            "cut_at: a continuous shuffling device's cards have no cutting card (551.15)"
+        )
+    shuffler = data.get("shuffler", False)
+    if not isinstance(shuffler, bool):
+        raise ScenarioError(f"shuffler: expected true or false, got {shuffler!r}")
+    if "shuffler" in data and shoe is None:
+        raise ScenarioError(
+            "shuffler: a seeded shoe is always the shuffler's; the key is for a stacked shoe"
+        )
+    if "players" in data and not spanish:
+        raise ScenarioError("players: names a Spanish 21 box's player (551.14); this is " + game)
     if shoe is not None and "cut_at" in data:
         raise ScenarioError("cut_at places the cover card in a seeded shoe; a stacked shoe has it")
     if spanish:
@@ -239,10 +378,15 @@ def load_scenario(path: str) -> Scenario:
         raise ScenarioError(
             f"cut_at: the cover card goes {least}..{cards} cards above the bottom ({section})"
         )
-    rates, unplugs, irregularities = _faults(data.get("faults", []), shoe is None, spanish)
+    per_deck = CARDS_PER_DECK if spanish else 52
+    rates, unplugs, irregularities = _faults(
+        data.get("faults", []), shoe is None or shuffler, spanish, rules.decks * per_deck
+    )
     if not spanish:
         rounds = _rounds(data.get("rounds", []), game)
-        return Scenario(game, rules, shoe, seed, cut_at, rounds, rates, unplugs, [], irregularities)
+        return Scenario(
+            game, rules, shoe, seed, cut_at, rounds, rates, unplugs, [], irregularities, shuffler
+        )
     scenario = Scenario(
         game,
         rules,
@@ -252,17 +396,19 @@ def load_scenario(path: str) -> Scenario:
         [],
         rates,
         unplugs,
-        _spanish_rounds(data.get("rounds", [])),
+        _spanish_rounds(data.get("rounds", []), _players(data.get("players", {}), "players")),
         irregularities,
+        shuffler,
     )
     _DryRun(scenario).run()
     return scenario
 
 
-def _integer(data: Mapping[str, Any], key: str, default: int) -> int:
+def _integer(data: Mapping[str, Any], key: str, default: int, where: str = "") -> int:
     value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ScenarioError(f"{key}: expected a whole number, got {value!r}")
+        at = f"{where}.{key}" if where else key
+        raise ScenarioError(f"{at}: expected a whole number, got {value!r}")
     return value
 
 
@@ -330,7 +476,40 @@ def _rounds(raw: object, game: str) -> list[dict[int, dict[str, Decimal]]]:
     return out
 
 
-def _spanish_rounds(raw: object) -> list[SpanishRound]:
+def _players(raw: object, where: str) -> dict[int, str]:
+    """Who wagers on which box: boxes mapped to players' names (551.14)."""
+    if not isinstance(raw, dict):
+        raise ScenarioError(
+            f"{where}: expected boxes mapped to players' names, such as {{'1': 'ann', '2': 'ann'}}"
+        )
+    out: dict[int, str] = {}
+    for key, name in raw.items():
+        at = f"{where}.{key}"
+        box = _box(key, at)
+        if not isinstance(name, str) or not name.strip():
+            raise ScenarioError(f"{at}: expected a player's name, got {name!r}")
+        out[box] = name
+    return out
+
+
+def _scripted(decision: object, at: str) -> Scripted:
+    """A scripted decision: one of DECISIONS, or ``{"double": amount}``."""
+    if isinstance(decision, str):
+        if decision not in DECISIONS:
+            raise ScenarioError(f"{at}: {decision!r} is not one of {', '.join(DECISIONS)}")
+        return Scripted(decision)
+    if isinstance(decision, dict) and list(decision) == [PARTIAL_DOUBLE]:
+        amount = decision[PARTIAL_DOUBLE]
+        if isinstance(amount, bool) or not isinstance(amount, int | float) or amount <= 0:
+            raise ScenarioError(f"{at}.double: {amount!r} is not an amount more than 0 (551.11(a))")
+        return Scripted(PARTIAL_DOUBLE, Decimal(str(amount)))
+    raise ScenarioError(
+        f"{at}: {decision!r} is not a decision: one of {', '.join(DECISIONS)}, or "
+        "{'double': amount} for a Double Down for less (551.11(a))"
+    )
+
+
+def _spanish_rounds(raw: object, players: Mapping[int, str]) -> list[SpanishRound]:
     if not isinstance(raw, list):
         raise ScenarioError("rounds: expected a list of round scripts")
     out: list[SpanishRound] = []
@@ -358,7 +537,7 @@ def _spanish_rounds(raw: object) -> list[SpanishRound]:
         decisions = script.get("decisions", {})
         if not isinstance(decisions, dict):
             raise ScenarioError(f"{where}.decisions: expected boxes mapped to lists of decisions")
-        by_box: dict[int, tuple[str, ...]] = {}
+        by_box: dict[int, tuple[Scripted, ...]] = {}
         for key, listed in decisions.items():
             at = f"{where}.decisions.{key}"
             box = _box(key, at)
@@ -366,13 +545,11 @@ def _spanish_rounds(raw: object) -> list[SpanishRound]:
                 raise ScenarioError(f"{at}: box {box} holds no wager this round (551.8(f))")
             if not isinstance(listed, list):
                 raise ScenarioError(f"{at}: expected a list such as ['hit', 'stand']")
-            for k, decision in enumerate(listed):
-                if decision not in DECISIONS:
-                    raise ScenarioError(
-                        f"{at}[{k}]: {decision!r} is not one of {', '.join(DECISIONS)}"
-                    )
-            by_box[box] = tuple(listed)
-        out.append(SpanishRound(wagers, sides["match_the_dealer"], sides["insurance"], by_box))
+            by_box[box] = tuple(_scripted(d, f"{at}[{k}]") for k, d in enumerate(listed))
+        named = {**players, **_players(script.get("players", {}), f"{where}.players")}
+        out.append(
+            SpanishRound(wagers, sides["match_the_dealer"], sides["insurance"], by_box, named)
+        )
     return out
 
 
@@ -400,18 +577,19 @@ def _box_amounts(raw: object, where: str, section: str) -> dict[int, Decimal]:
 
 
 def _faults(
-    raw: object, with_shuffler: bool, with_reader: bool
+    raw: object, with_shuffler: bool, spanish: bool, cards: int
 ) -> tuple[dict[str, float], list[Unplug], list[Irregularity]]:
     if not isinstance(raw, list):
         raise ScenarioError("faults: expected a list of faults")
     devices = (
         "shoe",
-        *(("reader",) if with_reader else ()),
+        *(("reader",) if spanish else ()),
         *(("shuffler",) if with_shuffler else ()),
     )
     rates: dict[str, float] = {}
     unplugs: list[Unplug] = []
     irregularities: list[Irregularity] = []
+    shuffles: list[tuple[int, int]] = []  # (at_shuffle, index in faults)
     for i, fault in enumerate(raw):
         where = f"faults[{i}]"
         if not isinstance(fault, dict):
@@ -432,27 +610,49 @@ def _faults(
             device = fault.get("device", "shoe")
             if device not in devices:
                 raise ScenarioError(f"{where}.device: expected {' or '.join(devices)}")
-            at_card = _integer(fault, "at_card", 0)
+            at_card = _integer(fault, "at_card", 0, where)
             if at_card < 1:
                 raise ScenarioError(f"{where}.at_card: expected the number of a card, 1 or more")
-            duration = _integer(fault, "duration_ms", 300)
+            duration = _integer(fault, "duration_ms", 300, where)
             if not 0 <= duration <= MAX_UNPLUG_MS:
                 raise ScenarioError(f"{where}.duration_ms: expected 0..{MAX_UNPLUG_MS}")
             unplugs.append(Unplug(device, at_card, duration))
-        elif kind in CARD_IRREGULARITIES or (with_reader and kind in READER_IRREGULARITIES):
-            irregularities.append(_irregularity(fault, str(kind), where, with_reader))
+        elif kind in CARD_IRREGULARITIES or (spanish and kind in READER_IRREGULARITIES):
+            irregularities.append(_irregularity(fault, str(kind), where, spanish))
+        elif kind in SHUFFLER_FAULTS:
+            if not with_shuffler:
+                raise ScenarioError(
+                    f"{where}.kind: a {kind} fault needs a seeded shoe (decks and seed) "
+                    'or "shuffler": true: a stacked shoe is otherwise shuffled by hand'
+                )
+            irregularities.append(_shuffler_fault(fault, str(kind), where, cards))
+            shuffles.append((irregularities[-1].at_shuffle, i))
+        elif kind == READER_MISUSE:
+            if not spanish:
+                raise ScenarioError(
+                    f"{where}.kind: a {kind} fault is for a spanish21 table (551.16(l))"
+                )
+            irregularities.append(_round_fault(fault, kind, where))
+        elif kind in BACCARAT_ROUND_FAULTS:
+            if spanish:
+                raise ScenarioError(
+                    f"{where}.kind: a {kind} fault is for a baccarat or midibaccarat table"
+                )
+            irregularities.append(_round_fault(fault, str(kind), where))
         else:
-            kinds = ", ".join(_fault_kinds(with_reader))
+            kinds = ", ".join(_fault_kinds(spanish, with_shuffler))
             raise ScenarioError(f"{where}.kind: {kind!r} is not one of {kinds}")
+    _check_shuffles(shuffles)
     unplugs.sort(key=lambda u: u.at_card)
-    irregularities.sort(key=lambda f: (f.at_card, f.at_round))
+    irregularities.sort(key=lambda f: (f.at_card, f.at_round, f.at_shuffle))
     return rates, unplugs, irregularities
 
 
-def _fault_kinds(with_reader: bool) -> tuple[str, ...]:
-    card_kinds = CARD_IRREGULARITIES if with_reader else ("face_up",)
-    reader_kinds = tuple(READER_IRREGULARITIES) if with_reader else ()
-    return (*RATE_FAULTS, "unplug", *card_kinds, *reader_kinds)
+def _fault_kinds(spanish: bool, with_shuffler: bool) -> tuple[str, ...]:
+    card_kinds = CARD_IRREGULARITIES if spanish else ("face_up",)
+    round_kinds = (*READER_IRREGULARITIES, READER_MISUSE) if spanish else BACCARAT_ROUND_FAULTS
+    shuffler_kinds = tuple(SHUFFLER_FAULTS) if with_shuffler else ()
+    return (*RATE_FAULTS, "unplug", *card_kinds, *round_kinds, *shuffler_kinds)
 
 
 def _irregularity(fault: Mapping[str, Any], kind: str, where: str, spanish: bool) -> Irregularity:
@@ -463,7 +663,7 @@ def _irregularity(fault: Mapping[str, Any], kind: str, where: str, spanish: bool
         extra = sorted(set(fault) - {"kind", "at_card"})
         if extra:
             raise ScenarioError(f"{where}: unknown key {extra[0]!r} for a {kind} fault")
-        at_card = _integer(fault, "at_card", 0)
+        at_card = _integer(fault, "at_card", 0, where)
         if at_card < 1:
             raise ScenarioError(f"{where}.at_card: expected the number of a card, 1 or more")
         return Irregularity(kind, at_card=at_card)
@@ -471,36 +671,87 @@ def _irregularity(fault: Mapping[str, Any], kind: str, where: str, spanish: bool
     extra = sorted(set(fault) - allowed)
     if extra:
         raise ScenarioError(f"{where}: unknown key {extra[0]!r} for a {kind} fault")
-    at_round = _integer(fault, "at_round", 0)
+    at_round = _integer(fault, "at_round", 0, where)
     if at_round < 1:
         raise ScenarioError(f"{where}.at_round: expected the number of a round, 1 or more")
     code = None
     if kind == "reader_malfunction":
-        code = _integer(fault, "code", 1)
+        code = _integer(fault, "code", 1, where)
         if not 0 <= code <= 255:
             raise ScenarioError(f"{where}.code: expected a malfunction code 0..255")
     return Irregularity(kind, at_round=at_round, code=code)
 
 
+def _round_fault(fault: Mapping[str, Any], kind: str, where: str) -> Irregularity:
+    """The dealer's irregularity in a round: ``reader_misuse``, ``drawn_in_error``
+    (which may be ``disclosed``) or ``player_third_card``."""
+    allowed = {"kind", "at_round", *(("disclosed",) if kind == DRAWN_IN_ERROR else ())}
+    extra = sorted(set(fault) - allowed)
+    if extra:
+        raise ScenarioError(f"{where}: unknown key {extra[0]!r} for a {kind} fault")
+    at_round = _integer(fault, "at_round", 0, where)
+    if at_round < 1:
+        raise ScenarioError(f"{where}.at_round: expected the number of a round, 1 or more")
+    disclosed = fault.get("disclosed", False)
+    if not isinstance(disclosed, bool):
+        raise ScenarioError(f"{where}.disclosed: expected true or false, got {disclosed!r}")
+    return Irregularity(kind, at_round=at_round, disclosed=disclosed)
+
+
+def _shuffler_fault(fault: Mapping[str, Any], kind: str, where: str, cards: int) -> Irregularity:
+    wrong_count = kind == "shuffler_wrong_count"
+    allowed = {"kind", "at_shuffle", *(("delta",) if wrong_count else ())}
+    extra = sorted(set(fault) - allowed)
+    if extra:
+        raise ScenarioError(f"{where}: unknown key {extra[0]!r} for a {kind} fault")
+    at_shuffle = _integer(fault, "at_shuffle", 1, where)
+    if at_shuffle < 1:
+        raise ScenarioError(f"{where}.at_shuffle: expected the number of a shuffle, 1 or more")
+    delta = None
+    if wrong_count:
+        if "delta" not in fault:
+            raise ScenarioError(f"{where}.delta: the count's difference is required, such as -1")
+        delta = _integer(fault, "delta", 0, where)
+        if delta == 0 or not -cards <= delta <= MAX_COUNT - cards:
+            raise ScenarioError(
+                f"{where}.delta: expected a difference from the {cards} cards other than 0, "
+                f"{-cards}..{MAX_COUNT - cards}"
+            )
+    return Irregularity(kind, at_shuffle=at_shuffle, delta=delta)
+
+
+def _check_shuffles(shuffles: list[tuple[int, int]]) -> None:
+    """The shuffler's faults fail shuffles 1, 2, ... in turn: the bench asks again after
+    each failure and plays the shoe after the first good shuffle."""
+    previous: tuple[int, int] | None = None
+    for at, i in sorted(shuffles):
+        if previous is not None and at == previous[0]:
+            raise ScenarioError(
+                f"faults[{i}].at_shuffle: shuffle {at} already fails (faults[{previous[1]}])"
+            )
+        expected = 1 if previous is None else previous[0] + 1
+        if at != expected:
+            raise ScenarioError(
+                f"faults[{i}].at_shuffle: shuffle {at} never happens: shuffle {expected} "
+                "completes and the shoe is played"
+            )
+        previous = (at, i)
+
+
 # --------------------------------------------------------------------------- output
 
 
-class JsonlJournal:
+class JsonlJournal(ObservedJournal):
     """The bench's record: one JSON object per line, flushed before ``record`` returns,
     so a card is on file before it is acknowledged to the shoe."""
 
     def __init__(self, out: TextIO) -> None:
+        super().__init__()
         self._out = out
-        self.counts: Counter[str] = Counter()
-        self.last_refusal: Mapping[str, object] = {}
 
-    def record(self, entry: Mapping[str, object]) -> None:
+    def _write(self, entry: Mapping[str, object]) -> None:
         self._out.write(json.dumps(entry, default=_json_value) + "\n")
         self._out.flush()
-        kind = str(entry.get("type"))
-        self.counts[kind] += 1
-        if kind == "refused":
-            self.last_refusal = entry
 
 
 def _json_value(value: object) -> object:
@@ -509,67 +760,25 @@ def _json_value(value: object) -> object:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-class _Devices:
-    """The table's way back to the drivers."""
-
-    def __init__(
-        self,
-        drivers: Mapping[str, DeviceDriver],
-        shoe: ShoeDriver,
-        reader: ReaderDriver | None = None,
-    ) -> None:
-        self._drivers = drivers
-        self._shoe = shoe
-        self._reader = reader
-
-    def commit(self, device: str, event_id: int) -> None:
-        self._drivers[device].commit(event_id)
-
-    def display(self, text: str) -> bool:
-        try:
-            self._shoe.display(text)
-        except NotConnected:
-            return False
-        return True
-
-    def arm(self, target: m.PeekTarget) -> bool:
-        return self._to_reader(lambda r: r.arm(target))
-
-    def disarm(self) -> bool:
-        return self._to_reader(ReaderDriver.disarm)
-
-    def self_test(self) -> bool:
-        return self._to_reader(ReaderDriver.self_test)
-
-    def _to_reader(self, command: Callable[[ReaderDriver], None]) -> bool:
-        if self._reader is None:
-            return False
-        try:
-            command(self._reader)
-        except NotConnected:
-            return False
-        return True
-
-
 # --------------------------------------------------------------------------- the run
 
 
 class _Bench(ABC):
-    """The dealer and floorperson of one scenario run, on the thread that owns the table."""
+    """The dealer and floorperson of one scenario run, on the thread that owns the table:
+    the bench's (``connect``, ``play``), or the daemon's simulated console, which hands
+    each event to the table itself, then to ``saw``, and calls ``step``."""
 
     def __init__(
         self,
         scenario: Scenario,
         table: BaccaratTable | Spanish21Table,
-        journal: JsonlJournal,
-        events: queue.Queue[m.Event],
+        journal: ObservedJournal,
         sims: Mapping[str, SimProcess],
         drivers: Mapping[str, DeviceDriver],
     ) -> None:
         self.s = scenario
         self.table = table
         self.journal = journal
-        self.events = events
         self.sims = sims
         self.drivers = drivers
         self.pending: set[int] = set()  # shoe event ids of the last draw not yet handled
@@ -578,14 +787,22 @@ class _Bench(ABC):
         self.card_faults = scenario.card_faults
         self.unplugged: str | None = None  # until the table has seen the device go
         self.replug_at = 0.0  # no event need come from an unplugged device before this
-        self.shuffle_requested = False
+        self.shuffle_requested = False  # until the shuffler reports the shuffle's end
+        self.shuffles = 0  # shuffles asked of the shuffler, failed ones included
         self.polling = False  # looking at a device's light rather than waiting for an event
+        self.shoes_loaded = 1  # the first shoe's cards are the simulator's own
 
     @abstractmethod
     def act(self) -> bool:
         """Do the next thing the table needs; False when that means waiting."""
 
-    def connect(self) -> None:
+    def start(self) -> None:  # noqa: B027 - only Spanish 21 has a start of day
+        """What the floorperson does once the devices are connected."""
+
+    def finish(self) -> None:  # noqa: B027 - only Spanish 21 checks its script
+        """After the last round."""
+
+    def connect(self, events: queue.Queue[m.Event]) -> None:
         deadline = time.monotonic() + CONNECT_TIMEOUT
         while not all(d.connected.is_set() for d in self.drivers.values()):
             remaining = deadline - time.monotonic()
@@ -593,28 +810,28 @@ class _Bench(ABC):
                 down = [n for n, d in self.drivers.items() if not d.connected.is_set()]
                 raise BenchError(f"the simulated {' and '.join(down)} did not connect")
             try:
-                event = self.events.get(timeout=min(remaining, 0.2))
+                event = events.get(timeout=min(remaining, 0.2))
             except queue.Empty:
                 continue
             if isinstance(event, m.DeviceRefused):
                 raise BenchError(f"the {event.device} was refused: {event.detail}")
             self.handle(event)
 
-    def play(self) -> None:
-        while not self.table.shoes_completed:
+    def play(self, events: queue.Queue[m.Event]) -> None:
+        while self.table.shoes_completed < self.s.shoes:
             while True:
                 try:
-                    self.handle(self.events.get_nowait())
+                    self.handle(events.get_nowait())
                 except queue.Empty:
                     break
-            if self.table.shoes_completed or self.step():
+            if self.table.shoes_completed >= self.s.shoes or self.step():
                 continue
             if self.polling:
                 timeout = POLL_INTERVAL
             else:
                 timeout = STALL_TIMEOUT + max(0.0, self.replug_at - time.monotonic())
             try:
-                event = self.events.get(timeout=timeout)
+                event = events.get(timeout=timeout)
             except queue.Empty:
                 if self.polling:
                     continue
@@ -626,10 +843,18 @@ class _Bench(ABC):
 
     def handle(self, event: m.Event) -> None:
         self.table.handle(event)
+        self.saw(event)
+
+    def saw(self, event: m.Event) -> None:
+        """The table has handled ``event``: what the dealer waited for may be done."""
         if event.device == "shoe" and event.event_id is not None:
             self.pending.discard(event.event_id)
             if isinstance(event, m.CardDrawn):
                 self.cards += 1
+        elif event.device == "shuffler" and isinstance(event, SHUFFLE_ENDS):
+            # Completed, or jammed, stopped or cut short (551.16(j)): a table that still
+            # needs shuffled cards gets another shuffle.
+            self.shuffle_requested = False
 
     def step(self) -> bool:
         self.polling = False
@@ -658,15 +883,60 @@ class _Bench(ABC):
         return False
 
     def shuffle(self) -> bool:
+        if not self.s.continuous and self.table.shoes_completed >= self.shoes_loaded:
+            return self.load_next_shoe()
         if not self.s.uses_shuffler:
             self.table.handle(ManualShuffle())  # the stacked shoe is the lab's shuffle
             return True
         if not self.shuffle_requested:
+            self.shuffles += 1
+            fault = self.s.shuffle_fault(self.shuffles)
+            if fault is not None:
+                self.inject_shuffle(fault)
             shuffler = self.drivers["shuffler"]
             assert isinstance(shuffler, ShufflerDriver)  # SimProcess.driver picks it by kind
             shuffler.start_shuffle()
             self.shuffle_requested = True
         return False
+
+    def load_next_shoe(self) -> bool:
+        """The shoe after the ones played (the bench stops before; the daemon's console
+        plays on): the next seeded shoe's cards into the simulated shoe, to be shuffled
+        once the table has them."""
+        if self.pending:
+            return False
+        cards = next_shoe(self.s, self.shoes_loaded)
+        self.shoes_loaded += 1
+        self.new_cards([t for t in cards if t != CUT])
+        reply = self.sims["shoe"].control("load", cards=cards)
+        self.pending.update(reply["event_ids"])
+        return False
+
+    def new_cards(self, cards: list[str]) -> None:  # noqa: B027 - only Spanish 21 tracks its cards
+        """``cards`` are the shoe now, in the order they leave it."""
+
+    def inject_shuffle(self, fault: Irregularity) -> None:
+        """The shuffler's irregularity at the shuffle about to be asked for: it jams,
+        stops part way, does not complete its cycle, or miscounts the cards."""
+        entry: dict[str, object] = {
+            "type": "fault_injected",
+            "kind": fault.kind,
+            "device": "shuffler",
+            "at_shuffle": fault.at_shuffle,
+        }
+        fields: dict[str, object] = {}
+        if fault.delta is not None:
+            entry["delta"] = fields["delta"] = fault.delta
+        self.journal.record(entry)
+        self.sims["shuffler"].control(SHUFFLER_FAULTS[fault.kind], **fields)
+
+    def command(self, command: Command) -> None:
+        """Issue the bench's own ``command``; a refusal is the bench's failure."""
+        refused = self.journal.counts["refused"]
+        self.table.handle(command)
+        if self.journal.counts["refused"] != refused:
+            reason = self.journal.last_refusal.get("reason")
+            raise BenchError(f"the table refused the bench's {command.name}: {reason}")
 
     def inject_card(self, fault: Irregularity) -> None:
         """The shoe's irregularity at the next card: a ten put in ahead of it, or the
@@ -706,25 +976,127 @@ class _BaccaratBench(_Bench):
         self,
         scenario: Scenario,
         table: BaccaratTable,
-        journal: JsonlJournal,
-        events: queue.Queue[m.Event],
+        journal: ObservedJournal,
         sims: Mapping[str, SimProcess],
         drivers: Mapping[str, DeviceDriver],
     ) -> None:
-        super().__init__(scenario, table, journal, events, sims, drivers)
+        super().__init__(scenario, table, journal, sims, drivers)
         self.baccarat = table
         self.rng = random.Random(scenario.seed)
+        self.round_faults = scenario.round_faults
+        self.fired: set[tuple[str, int]] = set()  # (kind, round): one of each per round
+        self.extra: Irregularity | None = None  # a card the dealer is drawing in error
+        self.extra_from = 0  # the cards out of the shoe before it
+        self.hands: dict[str, list[str]] = {"player": [], "banker": []}  # the round's cards
+        self.hands_round = 0
+        journal.watchers.append(self.observe)
 
     def act(self) -> bool:
         need = self.table.need
         if need is Need.SHUFFLE:
             return self.shuffle()
-        if need is Need.WAGERS:
-            self.wagers()
-            return True
         if need is Need.FLOOR:
             return self.floor()
+        if self.extra is not None:
+            return self.draw_in_error()
+        if need is Need.WAGERS:
+            fault = self.error_due()
+            if fault is not None:
+                return self.draw_in_error()
+            self.wagers()
+            return True
+        self.third_card_to_banker()
         return self.draw()
+
+    def observe(self, entry: Mapping[str, object]) -> None:
+        """Follow the round's cards as the table places them (its ``dealt`` lines)."""
+        kind = entry.get("type")
+        if kind == "dealt":
+            if entry.get("round") != self.hands_round:
+                self.hands = {"player": [], "banker": []}
+                self.hands_round = int(str(entry.get("round")))
+            self.hands[str(entry.get("hand"))].append(str(entry.get("card")))
+        elif kind in ("round_end", "shoe_end"):
+            self.hands = {"player": [], "banker": []}
+            self.hands_round = 0
+
+    def error_due(self) -> Irregularity | None:
+        """A card the dealer draws before "no more bets" of this round: one drawn in
+        error (545.15(a), 543.14(a)), or a third card dealt to the Player's Hand of the
+        round just ended, which took none and whose Banker stayed (545.15(b), 543.14(b)).
+        Its ``fault_injected`` line is written; ``self.extra`` holds it until it is out."""
+        now = self.baccarat.round
+        last = self.journal.last.get("round_end", {})
+        ended = now - 1
+        stayed = (
+            last.get("round") == ended
+            and last.get("shoe") == self.baccarat.shoe_number
+            and not last.get("void")
+            and len(_cards(last.get("player"))) == 2
+            and len(_cards(last.get("banker"))) == 2
+        )
+        for fault in self.round_faults:
+            if fault.kind == DRAWN_IN_ERROR:
+                at = now
+            elif stayed:
+                at = ended
+            else:
+                continue
+            if fault.at_round <= at and (fault.kind, at) not in self.fired:
+                self.start_extra(fault, at)
+                return fault
+        return None
+
+    def start_extra(self, fault: Irregularity, at: int) -> None:
+        self.round_faults.remove(fault)
+        self.fired.add((fault.kind, at))
+        entry: dict[str, object] = {
+            "type": "fault_injected",
+            "kind": fault.kind,
+            "device": "shoe",
+            "at_round": fault.at_round,
+            "round": at,
+        }
+        if fault.kind == DRAWN_IN_ERROR:
+            entry["disclosed"] = fault.disclosed
+        self.journal.record(entry)
+        if fault.kind == DRAWN_IN_ERROR or self.baccarat.need is Need.WAGERS:
+            self.extra = fault
+            self.extra_from = self.cards
+
+    def draw_in_error(self) -> bool:
+        """Draw the card (the cover card does not count), then, when it was seen,
+        announce it disclosed (545.15(c), 543.14(c)) so it goes to the discard."""
+        if self.pending or self.unplugged is not None:
+            return False
+        if self.cards == self.extra_from:
+            return self.draw()
+        fault, self.extra = self.extra, None
+        if fault is not None and fault.disclosed:
+            self.command(DisclosedCard())
+        return True
+
+    def third_card_to_banker(self) -> None:
+        """545.15(b), 543.14(b): the Player's Hand may not take a third card and the
+        Banker's Hand must draw: the dealer deals the next card to the Player's Hand.
+        The shoe cannot tell where the dealer puts it; the table places it as the rules
+        do, as the Banker's third card."""
+        now = self.baccarat.round
+        if self.hands_round != now or (PLAYER_THIRD_CARD, now) in self.fired:
+            return
+        player, banker = self.hands["player"], self.hands["banker"]
+        if len(player) != 2 or len(banker) != 2:
+            return
+        try:
+            banker_draws = next_to_draw(player, banker) == "banker"
+        except ValueError:
+            return
+        fault = next(
+            (f for f in self.round_faults if f.kind == PLAYER_THIRD_CARD and f.at_round <= now),
+            None,
+        )
+        if banker_draws and fault is not None:
+            self.start_extra(fault, now)
 
     def wagers(self) -> None:
         index = self.baccarat.round - 1
@@ -741,6 +1113,10 @@ class _BaccaratBench(_Bench):
                 bet = self.rng.choices(BETS, weights=(45, 45, 10))[0]
                 wagers[seat] = {bet: Decimal(self.rng.choice(AUTOPLAY_AMOUNTS))}
         return wagers
+
+
+def _cards(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
 
 
 # --------------------------------------------------------------------------- Spanish 21
@@ -778,7 +1154,7 @@ class _Players:
         self.rng = random.Random(scenario.seed)
         self.index = -1
         self.script = SpanishRound({})
-        self.left: dict[int, deque[str]] = {}
+        self.left: dict[int, deque[Scripted]] = {}
         self.taken: Counter[int] = Counter()
 
     @property
@@ -801,9 +1177,9 @@ class _Players:
 
     def next_is_rescue(self, box: int) -> bool:
         left = self.left.get(box)
-        return left is not None and bool(left) and left[0] == "rescue"
+        return left is not None and bool(left) and left[0].decision == "rescue"
 
-    def take(self, box: int) -> tuple[str, str] | None:
+    def take(self, box: int) -> tuple[Scripted, str] | None:
         """The box's next scripted decision and where the scenario names it."""
         left = self.left.get(box)
         if not left:
@@ -817,7 +1193,7 @@ class _Players:
         for box, left in sorted(self.left.items()):
             if left:
                 return (
-                    f"{self.where('decisions', box)}[{self.taken[box]}]: {left[0]!r} was "
+                    f"{self.where('decisions', box)}[{self.taken[box]}]: {left[0]} was "
                     "never taken: the round ended before the box's decisions (a dealer "
                     "Blackjack ends it at the peek, 635a.7(g))"
                 )
@@ -840,9 +1216,17 @@ class _World(Protocol):
 
     def shuffle(self) -> bool: ...
 
+    def shuffle_rack(self, count: int) -> bool: ...
+
+    def load(self, cards: list[str]) -> bool: ...
+
+    def idle(self) -> bool: ...
+
     def draw(self) -> bool: ...
 
     def insert(self, hole: str) -> bool: ...
+
+    def misuse(self, fault: Irregularity, hole: str) -> bool: ...
 
     def floor(self) -> bool: ...
 
@@ -851,16 +1235,25 @@ class _Spanish21Dealer:
     """What the bench's dealer and players do for each need of a Spanish 21 table."""
 
     def __init__(
-        self, scenario: Scenario, table: Spanish21Table, journal: JsonlJournal, world: _World
+        self, scenario: Scenario, table: Spanish21Table, journal: ObservedJournal, world: _World
     ) -> None:
+        self.s = scenario
         self.table = table
         self.journal = journal
         self.world = world
         self.players = _Players(scenario)
         self.cards = [t for t in scenario.order if t != CUT]  # the shoe's cards, in order
         self.cards_seen = 0
+        # 551.16(g): the discard rack's cards as the table puts them there, and the
+        # reshuffled rack the dealer still has to load into the shoe.
+        self.rack: list[str] = []
+        self.reload: list[str] | None = None
+        self.batch = 0  # 551.15: the continuous shuffler's batches loaded so far
+        journal.watchers.append(self.observe)
         self.hole: str | None = None
         self.insured = True
+        self.misuse = scenario.misuse_faults
+        self.misused_round = 0
 
     def start(self) -> None:
         self.command(InspectReader())  # 551.2(e): the floorperson, at the start of the day
@@ -868,6 +1261,38 @@ class _Spanish21Dealer:
     def ten_added(self) -> None:
         """A ten the dealer will find next in the shoe: it is in his hands' count."""
         self.cards.insert(self.cards_seen, "TS")
+
+    def loaded(self, cards: list[str]) -> None:
+        """``cards`` are the shoe now, in the order they leave it; any left go back."""
+        self.cards = [*self.cards[: self.cards_seen], *cards]
+
+    def observe(self, entry: Mapping[str, object]) -> None:
+        """Follow the discard rack (551.2(f)) by the table's record: burn cards, cards
+        found face up, cards sent to it, and each round's cards as it ends; when the
+        table has the rack reshuffled (551.16(g)), shuffle those cards for the shoe."""
+        kind = entry.get("type")
+        if kind == "burn" or (
+            kind == "irregularity"
+            and (entry.get("section") == "551.16(a)" or entry.get("to") == "discard_rack")
+        ):
+            self.rack.append(str(entry.get("card")))
+        elif kind == "round_end":
+            self.rack += [str(c) for c in _cards(entry.get("dealer"))]
+            boxes = entry.get("boxes")
+            for box in boxes.values() if isinstance(boxes, dict) else ():
+                for hand in box.get("hands", ()):
+                    self.rack += [str(c) for c in _cards(hand.get("cards"))]
+        elif kind == "rack_shuffled":
+            if len(self.rack) != entry.get("cards"):
+                raise BenchError(
+                    f"the dealer's discard rack holds {len(self.rack)} cards; the table "
+                    f"counts {entry.get('cards')}"
+                )
+            shoe, round_ = int(str(entry.get("shoe"))), int(str(entry.get("round")))
+            self.reload = rack_order(self.s, self.rack, shoe, round_)
+            self.rack = []
+        elif kind in ("shuffled", "shoe_end"):
+            self.rack = []
 
     def card_seen(self) -> None:
         """A card out of the shoe reached the table."""
@@ -893,12 +1318,32 @@ class _Spanish21Dealer:
         if not self.insured and table.state in (PEEK_DUE, PLAYING, DEALER_TURN):
             self.insure()
             return True
+        if self.misuse_due():
+            if self.hole is None:
+                raise BenchError("the dealer lost track of the hole card")
+            self.misused_round = table.round
+            return self.world.misuse(self.misuse.pop(0), self.hole)
         rescue = table.rescuable
         if rescue is not None and players.next_is_rescue(rescue[0]):
             self.decide(rescue[0])
             return True
+        if need is Need.SHUFFLE and table.state == RACK_SHUFFLE_DUE:
+            return self.world.shuffle_rack(len(self.rack))  # 551.16(g)
+        loading = (need is Need.SHUFFLE and self.s.continuous) or table.state == RACK_BURN_DUE
+        if loading and not self.world.idle():
+            return False  # the shoe's last events are on their way
+        if need is Need.SHUFFLE and self.s.continuous and self.batch <= table.shoes_completed:
+            # 551.15: the device's cards go into the shoe, then it confirms its shuffle.
+            cards = continuous_batch(self.s, self.batch)
+            self.batch += 1
+            self.loaded(cards)
+            return self.world.load(cards)
         if need is Need.SHUFFLE:
             return self.world.shuffle()
+        if table.state == RACK_BURN_DUE and self.reload is not None:
+            cards, self.reload = self.reload, None
+            self.loaded(cards)  # 551.16(g): the reshuffled rack into the shoe
+            return self.world.load(cards)
         if need is Need.INSPECTION:
             self.command(InspectReader())
             return True
@@ -923,15 +1368,34 @@ class _Spanish21Dealer:
             return self.world.draw()
         return False  # a device's answer is on its way
 
+    def misuse_due(self) -> bool:
+        """551.16(l): the scenario has the dealer put the hole card in the reader behind
+        a 2-9 up card, in the first such round from ``at_round`` on, before any decision
+        (the first thing the dealer does once the round is in play)."""
+        table = self.table
+        up = table.up_card
+        return (
+            bool(self.misuse)
+            and table.state == PLAYING
+            and table.round >= self.misuse[0].at_round
+            and table.round != self.misused_round
+            and table.hole_dealt
+            and up is not None
+            and not reader_allowed(up)
+        )
+
     def open_round(self) -> None:
         self.finish()
         script = self.players.next_round()
         self.insured = not script.insurance
         where = self.players.where
+        named = script.players
         for box, amount in sorted(script.wagers.items()):
-            self.command(Wager(box, "spanish21", amount), where("wagers", box))
+            wager = Wager(box, "spanish21", amount, named.get(box))
+            self.command(wager, where("wagers", box))
         for box, amount in sorted(script.match_the_dealer.items()):
-            self.command(Wager(box, "match_the_dealer", amount), where("match_the_dealer", box))
+            wager = Wager(box, "match_the_dealer", amount, named.get(box))
+            self.command(wager, where("match_the_dealer", box))
         self.command(NoMoreBets(), where(""))
 
     def left_over(self, before: int | None) -> None:
@@ -946,16 +1410,17 @@ class _Spanish21Dealer:
         """The scripted Insurance, once the up card is known: offered only against an
         ace (551.10(a)), so the table refuses it otherwise and the scenario is bad."""
         self.insured = True
-        for box, amount in sorted(self.players.script.insurance.items()):
+        script = self.players.script
+        for box, amount in sorted(script.insurance.items()):
             where = self.players.where("insurance", box)
-            self.command(Wager(box, "insurance", amount), where)
+            self.command(Wager(box, "insurance", amount, script.players.get(box)), where)
 
     def decide(self, box: int) -> None:
         table = self.table
         taken = self.players.take(box)
         if taken is not None:
-            decision, where = taken
-            self.command(Decision(box, decision), where)
+            scripted, where = taken
+            self.command(Decision(box, scripted.decision, scripted.amount), where)
             return
         turn = table.turn
         up = table.up_card
@@ -980,14 +1445,20 @@ class _Spanish21Dealer:
             raise BenchError(f"the table refused the bench's {command.name}: {reason}")
         at = f"round {self.players.index + 1}"
         if isinstance(command, Decision):
-            what = f"{at}, box {command.box}: {command.decision!r}"
+            amount = None if command.amount is None else Decimal(command.amount)
+            what = f"{at}, box {command.box}: {Scripted(command.decision, amount)}"
         elif isinstance(command, Wager):
             what = f"{at}, box {command.seat}: {command.bet} wager of {command.amount}"
+            if command.player is not None:
+                what += f" by {command.player}"
         else:
             what = f"{at}: {command.name}"
         raise ScenarioError(f"{where}: {what} refused: {reason}")
 
     def finish(self) -> None:
+        last = self.journal.last.get("round_end", {})
+        if last.get("void") and last.get("round") == self.players.index + 1:
+            return  # a void round's hands are dead: its decisions left over are dropped
         if self.players.scripted:
             unused = self.players.unused()
             if unused is not None:
@@ -1048,6 +1519,7 @@ class _DryRun:
         self.drawn = 0  # cards (not the cutting card) out of the shoe, with injected tens
         self.card_faults = scenario.card_faults
         self.face_up = False
+        self.shuffles = 0
         self.dealer = _Spanish21Dealer(scenario, self.table, self.journal, self)
 
     def run(self) -> None:
@@ -1055,7 +1527,7 @@ class _DryRun:
             if self.s.uses_shuffler:
                 self.feed(m.ShufflerAttached("shuffler", self.devices.next_id()))
             self.dealer.start()
-            while not self.table.shoes_completed:
+            while self.table.shoes_completed < self.s.shoes:
                 acted = self.dealer.act()
                 delivered = bool(self.devices.outbox)
                 while self.devices.outbox:
@@ -1073,11 +1545,35 @@ class _DryRun:
             self.dealer.card_seen()
 
     def shuffle(self) -> bool:
-        if self.s.uses_shuffler:
-            count = self.s.rules.decks * CARDS_PER_DECK
-            self.feed(m.ShuffleCompleted("shuffler", self.devices.next_id(), count))
-        else:
+        if not self.s.uses_shuffler:
             self.table.handle(ManualShuffle())
+            return True
+        self.shuffles += 1
+        fault = self.s.shuffle_fault(self.shuffles)
+        event_id = self.devices.next_id()
+        if fault is not None and fault.kind in SHUFFLER_FAULT_EVENTS:
+            self.feed(SHUFFLER_FAULT_EVENTS[fault.kind]("shuffler", event_id))
+        else:
+            count = self.s.rules.decks * CARDS_PER_DECK
+            delta = 0 if fault is None or fault.delta is None else fault.delta
+            self.feed(m.ShuffleCompleted("shuffler", event_id, count + delta))
+        return True
+
+    def shuffle_rack(self, count: int) -> bool:
+        """551.16(g): the discard rack's ``count`` cards shuffled, by hand or by the
+        shuffler."""
+        if not self.s.uses_shuffler:
+            self.table.handle(ManualShuffle())
+        else:
+            self.feed(m.ShuffleCompleted("shuffler", self.devices.next_id(), count))
+        return True
+
+    def idle(self) -> bool:
+        return True
+
+    def load(self, cards: list[str]) -> bool:
+        self.order = [*self.order[: self.position], *cards]
+        self.feed(m.CardsLoaded("shoe", self.devices.next_id(), len(cards)))
         return True
 
     def draw(self) -> bool:
@@ -1108,6 +1604,9 @@ class _DryRun:
         self.devices.insert(hole)
         return False  # the reader's answer is in the outbox
 
+    def misuse(self, fault: Irregularity, hole: str) -> bool:
+        return self.insert(hole)  # not armed: the reader reports the insertion only
+
     def floor(self) -> bool:
         if not self.table.can_clear:
             raise BenchError("play stopped and cannot be cleared")
@@ -1120,12 +1619,11 @@ class _Spanish21Bench(_Bench):
         self,
         scenario: Scenario,
         table: Spanish21Table,
-        journal: JsonlJournal,
-        events: queue.Queue[m.Event],
+        journal: ObservedJournal,
         sims: Mapping[str, SimProcess],
         drivers: Mapping[str, DeviceDriver],
     ) -> None:
-        super().__init__(scenario, table, journal, events, sims, drivers)
+        super().__init__(scenario, table, journal, sims, drivers)
         self.reader_pending: set[int] = set()  # reader event ids of the last insertion
         self.armed_wait: float | None = None  # since when the dealer waits for the arm
         self.dealer = _Spanish21Dealer(scenario, table, journal, self)
@@ -1133,13 +1631,73 @@ class _Spanish21Bench(_Bench):
         self.reader_faults = scenario.reader_faults
 
     def act(self) -> bool:
+        if self.reader_pending:
+            return False  # the dealer waits for the reader's answer to what he did
         return self.dealer.act()
+
+    def idle(self) -> bool:
+        return not self.pending
+
+    def shuffle(self) -> bool:
+        if self.pending:
+            return False  # the cards loaded into the shoe are not at the table yet
+        return super().shuffle()
+
+    def shuffle_rack(self, count: int) -> bool:
+        """551.16(g): the discard rack shuffled: by hand for a stacked shoe, otherwise
+        by the shuffler, loaded with the rack's ``count`` cards (control ``load``)."""
+        if self.pending:
+            return False
+        if not self.s.uses_shuffler:
+            self.command(ManualShuffle())
+            return True
+        if not self.shuffle_requested:
+            self.sims["shuffler"].control("load", count=count)
+            shuffler = self.drivers["shuffler"]
+            assert isinstance(shuffler, ShufflerDriver)  # SimProcess.driver picks it by kind
+            shuffler.start_shuffle()
+            self.shuffle_requested = True
+        return False
+
+    def load(self, cards: list[str]) -> bool:
+        """The shuffled cards into the simulated shoe (control ``load``); the dealer
+        waits until the table has the shoe's ``cards_loaded``."""
+        reply = self.sims["shoe"].control("load", cards=cards)
+        self.pending.update(reply["event_ids"])
+        return False
 
     def ten_added(self) -> None:
         self.dealer.ten_added()
 
-    def handle(self, event: m.Event) -> None:
-        super().handle(event)
+    def misuse(self, fault: Irregularity, hole: str) -> bool:
+        """551.16(l): the hole card into the reader, which the table never armed behind
+        this up card; the reader reports the insertion and the table stops for the
+        floorperson."""
+        self.journal.record(
+            {
+                "type": "fault_injected",
+                "kind": fault.kind,
+                "device": "reader",
+                "at_round": fault.at_round,
+                "round": self.spanish.round,
+                "up_card": self.spanish.up_card,
+            }
+        )
+        reply = self.sims["reader"].control("insert", card=hole)
+        self.reader_pending.update(reply["event_ids"])
+        return False
+
+    def start(self) -> None:
+        self.dealer.start()
+
+    def finish(self) -> None:
+        self.dealer.finish()
+
+    def new_cards(self, cards: list[str]) -> None:
+        self.dealer.loaded(cards)
+
+    def saw(self, event: m.Event) -> None:
+        super().saw(event)
         if event.device == "reader" and event.event_id is not None:
             self.reader_pending.discard(event.event_id)
         elif isinstance(event, m.CardDrawn) and event.event_id is not None:
@@ -1183,10 +1741,10 @@ class _Spanish21Bench(_Bench):
         return False
 
 
-def play(scenario: Scenario, scenario_path: str, out: TextIO, workdir: Path) -> tuple[int, float]:
-    """Play ``scenario`` into ``out``; the number of rounds and the seconds they took."""
-    journal = JsonlJournal(out)
-    key = secrets.token_bytes(32)
+def simulators(scenario: Scenario, workdir: Path, key: bytes) -> dict[str, SimProcess]:
+    """The simulated devices ``scenario`` is played on, by name, not started: the shoe
+    (stacked, or seeded), drawing only when the dealer draws; for Spanish 21 the reader;
+    the shuffler unless a stacked shoe is shuffled by hand. Files in ``workdir``."""
     spanish = scenario.game == SPANISH21
     deck_args = ["--spanish"] if spanish else []
     shoe_args = ["--pace", "manual"]
@@ -1205,6 +1763,38 @@ def play(scenario: Scenario, scenario_path: str, out: TextIO, workdir: Path) -> 
         sims["shuffler"] = SimProcess(
             "shuffler", workdir, key, ["--decks", str(scenario.rules.decks), *deck_args]
         )
+    return sims
+
+
+def autoplay_scenario(rules: BaccaratRules | Spanish21Rules, seed: int) -> Scenario:
+    """A scenario with no script: a seeded shoe, the shuffler, seeded random wagers and
+    basic strategy throughout; the cover or cutting card where the bench puts it by
+    default."""
+    if isinstance(rules, Spanish21Rules):
+        cut_at = rules.decks * CARDS_PER_DECK // 4  # 551.5(e)
+        return Scenario(SPANISH21, rules, None, seed, cut_at, [])
+    return Scenario(rules.game, rules, None, seed, DEFAULT_CUT_AT, [])
+
+
+def dealer_console(
+    scenario: Scenario,
+    table: BaccaratTable | Spanish21Table,
+    journal: ObservedJournal,
+    sims: Mapping[str, SimProcess],
+    drivers: Mapping[str, DeviceDriver],
+) -> _Bench:
+    """The dealer, players and floorperson who play ``scenario`` at ``table`` on the
+    simulated devices ``sims`` through ``drivers``."""
+    if isinstance(table, Spanish21Table):
+        return _Spanish21Bench(scenario, table, journal, sims, drivers)
+    return _BaccaratBench(scenario, table, journal, sims, drivers)
+
+
+def play(scenario: Scenario, scenario_path: str, out: TextIO, workdir: Path) -> tuple[int, float]:
+    """Play ``scenario`` into ``out``; the number of rounds and the seconds they took."""
+    journal = JsonlJournal(out)
+    spanish = scenario.game == SPANISH21
+    sims = simulators(scenario, workdir, secrets.token_bytes(32))
     events: queue.Queue[m.Event] = queue.Queue()
     drivers: dict[str, DeviceDriver] = {}
     journal.record(
@@ -1236,24 +1826,21 @@ def play(scenario: Scenario, scenario_path: str, out: TextIO, workdir: Path) -> 
             drivers[name] = sim.driver(events)
         shoe = drivers["shoe"]
         assert isinstance(shoe, ShoeDriver)  # SimProcess.driver picks it by kind
-        bench: _Bench
+        table: BaccaratTable | Spanish21Table
         if isinstance(scenario.rules, Spanish21Rules):
             reader = drivers["reader"]
             assert isinstance(reader, ReaderDriver)
-            table21 = Spanish21Table(scenario.rules, journal, _Devices(drivers, shoe, reader))
-            bench = _Spanish21Bench(scenario, table21, journal, events, sims, drivers)
+            table = Spanish21Table(scenario.rules, journal, TableDevices(drivers, shoe, reader))
         else:
-            table = BaccaratTable(scenario.rules, journal, _Devices(drivers, shoe))
-            bench = _BaccaratBench(scenario, table, journal, events, sims, drivers)
+            table = BaccaratTable(scenario.rules, journal, TableDevices(drivers, shoe))
+        bench = dealer_console(scenario, table, journal, sims, drivers)
         for driver in drivers.values():
             driver.start()
-        bench.connect()
+        bench.connect(events)
         started = time.monotonic()
-        if isinstance(bench, _Spanish21Bench):
-            bench.dealer.start()
-        bench.play()
-        if isinstance(bench, _Spanish21Bench):
-            bench.dealer.finish()
+        bench.start()
+        bench.play(events)
+        bench.finish()
         seconds = time.monotonic() - started
         rounds = journal.counts["round_end"]
         journal.record(

@@ -32,6 +32,22 @@ OUTSIDE = {
     "543.4": "opening inspection of the decks by dealer and floorperson",
     "545.4": "opening inspection of the decks by dealer and floorperson",
     "551.4": "opening inspection of the decks by dealer and floorperson",
+    "543.5(b)": "the floorperson's look at the shuffled stack: no device sees it",
+    "543.5(d)": "where the cover card goes in at the cut: done by hand before the shoe",
+    "545.5(c)": "where the cover card goes in at the cut: done by hand before the shoe",
+    "543.12(c)": "the dealer clearing the layout into the discard bucket by hand",
+    "545.12(c)": "the dealer clearing the layout into the discard bucket by hand",
+    "551.5(b)": "who is offered the cut: people the devices never see",
+    "551.5(c)": "who is offered the cut: people the devices never see",
+    "551.5(d)": "where the cutting card goes in: no device reports it",
+    "551.5(e)": "the dealer's handling of the cut stack off the shoe",
+    "551.6(e)": "verbal wagers with cash, confirmed by the dealer and a floorperson",
+    "551.7(c)": "verbal wagers with cash, confirmed by the dealer and a floorperson",
+    "551.8(a)": "the dealing shoe is the equipment itself: the controller takes cards only from it",
+    "551.8(b)": "which hand the dealer uses",
+    "551.8(k)": "players handling cards",
+    "551.8(l)": "players computing their own point counts",
+    "635a.7(r)": "players and spectators handling cards",
     "635a.7(a)": "where the shoe sits on the table",
     "635a.7(b)": "which hand the dealer uses",
 }
@@ -40,6 +56,9 @@ OUTSIDE = {
 # contents ("... 551.16. Irregularities. § 551.1. Definitions.").
 _SECTION = re.compile(r"(?:^(?:58 Pa\. Code )?|\. )§ (\d+a?\.\d+)(?:\. [A-Z][^§]*$| - )")
 _LETTER = re.compile(r"^\(([a-z])\) ")
+# A subsection glued to the end of a table row in the source ("... 12 to 1(f) A ..."):
+# it starts a line of its own.
+_GLUED = re.compile(r"(?<=\d)(?=\([a-z]\) [A-Z])")
 
 
 @dataclass(frozen=True)
@@ -55,7 +74,8 @@ def subsections(text: str) -> list[Subsection]:
     expected = "a"
     found_letter = False
     heading = ""
-    for line in text.splitlines():
+    lines = _GLUED.sub("\n", text).splitlines()
+    for n, line in enumerate(lines):
         head = _SECTION.search(line)
         if head:
             if section is not None and not found_letter:
@@ -63,14 +83,34 @@ def subsections(text: str) -> list[Subsection]:
             section, heading, expected, found_letter = head.group(1), line, "a", False
             continue
         letter = _LETTER.match(line)
-        # "(i)", "(v)", "(x)" are roman numerals unless they come next in the alphabet.
-        if section is not None and letter and letter.group(1) == expected:
+        # "(i)", "(v)", "(x)" are roman numerals unless they come next in the alphabet
+        # and no "(ii)", "(vi)", "(xi)" follows them before the letter after them.
+        if (
+            section is not None
+            and letter
+            and letter.group(1) == expected
+            and not _roman_run(lines, n, expected)
+        ):
             out.append(Subsection(f"{section}({expected})", line))
             expected = chr(ord(expected) + 1)
             found_letter = True
     if section is not None and not found_letter:
         out.append(Subsection(section, heading))
     return out
+
+
+def _roman_run(lines: list[str], at: int, letter: str) -> bool:
+    """Whether the "(i)" / "(v)" / "(x)" on line ``at`` opens a run of roman numerals."""
+    if letter not in "ivx":
+        return False
+    following = f"({letter}i) "
+    after = f"({chr(ord(letter) + 1)}) "
+    for line in lines[at + 1 :]:
+        if line.startswith(following):
+            return True
+        if line.startswith(after) or _SECTION.search(line):
+            return False
+    return False
 
 
 def reg_markers(tests_dir: Path) -> dict[str, list[str]]:

@@ -447,13 +447,20 @@ class ShufflerFirmware(Firmware):
         self.attached = True
         self.door_open = False
         self._done_at: float | None = None
-        self._ending: m.MsgType | None = None  # JAM or CYCLE_INCOMPLETE instead of completing
+        self._ending: m.MsgType | None = None  # JAM, CYCLE_INCOMPLETE or STOPPED instead
         self._count_delta = 0
+        self._batch: int | None = None  # the next shuffle's cards, when not card_count
         self.commands.update(
             {
                 "shuffle": no_fields(self._cmd_shuffle),
+                # The cards put in for the next shuffle only, when they are not the full
+                # decks: a partial batch such as a discard rack (551.16(g)).
+                "load": Command(self._cmd_load, frozenset({"count"})),
                 "jam": no_fields(lambda: self._set_ending(m.MsgType.JAM)),
                 "incomplete": no_fields(lambda: self._set_ending(m.MsgType.CYCLE_INCOMPLETE)),
+                # The next shuffle stops part way (STOPPED instead of completing), however
+                # short the shuffle time: "stop" needs a shuffle running when it arrives.
+                "stop_midway": no_fields(lambda: self._set_ending(m.MsgType.STOPPED)),
                 "wrong_count": Command(self._cmd_wrong_count, frozenset({"delta"})),
                 "stop": no_fields(self._cmd_stop),
                 "remove": no_fields(lambda: self._set_attached(False)),
@@ -480,8 +487,10 @@ class ShufflerFirmware(Firmware):
             self.emit(ending)
             return
         delta, self._count_delta = self._count_delta, 0
-        self.emit(m.MsgType.SHUFFLE_COMPLETED, m.count_body(self.card_count + delta))
-        self.emit(m.MsgType.BATCH_READY, m.count_body(self.card_count))
+        batch, self._batch = self._batch, None
+        count = self.card_count if batch is None else batch
+        self.emit(m.MsgType.SHUFFLE_COMPLETED, m.count_body(count + delta))
+        self.emit(m.MsgType.BATCH_READY, m.count_body(count))
 
     def next_deadline(self) -> float | None:
         return self._done_at
@@ -526,6 +535,12 @@ class ShufflerFirmware(Firmware):
     def _set_ending(self, ending: m.MsgType) -> Reply:
         self._ending = ending
         return {}
+
+    def _cmd_load(self, fields: Fields) -> Reply:
+        if self.shuffling:
+            raise CommandError("a shuffle is running: load the cards before it starts")
+        self._batch = int_field(fields, "count", 1, U16_MAX)
+        return {"count": self._batch}
 
     def _cmd_wrong_count(self, fields: Fields) -> Reply:
         self._count_delta = int_field(fields, "delta", -self.card_count, U16_MAX - self.card_count)

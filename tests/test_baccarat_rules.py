@@ -18,6 +18,7 @@ from controller.rules.baccarat import (
     LAST_HAND,
     NO_MORE_BETS,
     BaccaratRules,
+    Offer,
     Outcome,
     RulesError,
     Settlement,
@@ -26,7 +27,11 @@ from controller.rules.baccarat import (
     announcements,
     banker_draws,
     burn_count,
+    clockwise,
+    collection_order,
+    counterclockwise,
     curator_passes,
+    cut_order,
     face_up_discard_count,
     initial_order,
     is_natural,
@@ -37,6 +42,7 @@ from controller.rules.baccarat import (
     result,
     round_vigorish,
     settle,
+    shoe_order,
     value,
 )
 from controller.rules.cards import CUT, CardError, deck
@@ -96,7 +102,7 @@ def rules(game: str = "baccarat", **options: Any) -> BaccaratRules:
 # --------------------------------------------------------------------------- values
 
 
-@pytest.mark.reg("545.6(a)")
+@pytest.mark.reg("545.6(a)", "543.6(a)")
 @pytest.mark.parametrize(
     ("token", "expected"),
     [("AS", 1), ("2H", 2), ("5D", 5), ("9C", 9), ("TS", 0), ("JH", 0), ("QD", 0), ("KC", 0)],
@@ -113,7 +119,7 @@ def test_ten_written_10_is_accepted_and_a_cut_card_has_no_value() -> None:
         value(CUT)
 
 
-@pytest.mark.reg("545.6(b)")
+@pytest.mark.reg("545.6(b)", "543.6(b)")
 def test_point_count_examples_of_the_text() -> None:
     # 545.6(b)(1), (2) and 543.6(b)(1), (2)
     assert point(["AS", "2H", "4D"]) == 7
@@ -121,7 +127,7 @@ def test_point_count_examples_of_the_text() -> None:
     assert point(["KS", "QH"]) == 0
 
 
-@pytest.mark.reg("545.1")
+@pytest.mark.reg("545.1", "543.1")
 def test_natural_is_eight_or_nine_on_the_first_two_cards() -> None:
     # 545.1, 543.1 "Natural"
     assert is_natural(["4S", "4H"])
@@ -226,7 +232,7 @@ def _banker_by_text(banker_point: int, third: int | None) -> bool:
     return TABLE_1[(banker_point, third)]
 
 
-@pytest.mark.reg("545.11")
+@pytest.mark.reg("545.11(a)", "545.11(b)", "545.11(c)", "545.11(e)")
 def test_next_to_draw_for_every_combination_of_values() -> None:
     # Every two-card Point Count pair with every value of the fifth and sixth cards.
     for pp, bp, x, y in product(range(10), range(10), range(10), range(10)):
@@ -271,7 +277,7 @@ def test_no_hand_takes_a_fourth_card() -> None:
         next_to_draw([*hand(2), "AS", "AH"], [*hand(2), "AD"])
 
 
-@pytest.mark.reg("545.11")
+@pytest.mark.reg("545.11(a)", "545.11(b)", "545.11(c)")
 @pytest.mark.parametrize(
     ("player", "banker"),
     [
@@ -389,7 +395,7 @@ def test_defaults_are_the_minimums(game: str) -> None:
     assert r.commission_rate == Decimal("0.05")
 
 
-@pytest.mark.reg("545.3(a)")
+@pytest.mark.reg("545.3(a)", "543.3(a)")
 @pytest.mark.parametrize(("game", "ch"), [("baccarat", "545"), ("midibaccarat", "543")])
 def test_six_to_eight_decks(game: str, ch: str) -> None:
     for decks in (6, 7, 8):
@@ -399,7 +405,7 @@ def test_six_to_eight_decks(game: str, ch: str) -> None:
             rules(game, decks=decks)
 
 
-@pytest.mark.reg("545.13(c)")
+@pytest.mark.reg("545.13(c)", "543.13(c)")
 @pytest.mark.parametrize(("game", "ch"), [("baccarat", "545"), ("midibaccarat", "543")])
 def test_commission_is_four_or_five_percent(game: str, ch: str) -> None:
     assert rules(game, commission=4).commission_rate == Decimal("0.04")
@@ -408,7 +414,7 @@ def test_commission_is_four_or_five_percent(game: str, ch: str) -> None:
             rules(game, commission=bad)
 
 
-@pytest.mark.reg("545.13(b)")
+@pytest.mark.reg("545.13(b)", "543.13(b)")
 def test_tie_odds_at_least_eight_to_one() -> None:
     assert rules(tie_odds=9).tie_odds == 9
     with pytest.raises(RulesError) as exc:
@@ -491,19 +497,26 @@ def test_the_constructor_checks_values_too() -> None:
 D = Decimal
 
 
-@pytest.mark.reg("545.13(a)")
-def test_player_wager_pays_one_to_one() -> None:
-    s = settle({"player": 10}, "player", rules())
+GAMES = pytest.mark.parametrize("game", ["baccarat", "midibaccarat"])
+
+
+@GAMES
+@pytest.mark.reg("545.13(a)", "543.13(a)")
+def test_player_wager_pays_one_to_one(game: str) -> None:
+    s = settle({"player": 10}, "player", rules(game))
     assert s == Settlement(D(10), D(0), D(0), D(0), False)
-    assert settle({"player": 10}, "banker", rules()).net == D(-10)
+    assert settle({"player": 10}, "banker", rules(game)).net == D(-10)
 
 
-@pytest.mark.reg("545.13(c)")
+@GAMES
+@pytest.mark.reg("545.13(c)", "543.13(c)")
 @pytest.mark.parametrize(("commission", "vig"), [(5, "0.50"), (4, "0.40")])
-def test_banker_wager_pays_one_to_one_less_the_commission(commission: int, vig: str) -> None:
-    s = settle({"banker": 10}, "banker", rules(commission=commission))
+def test_banker_wager_pays_one_to_one_less_the_commission(
+    game: str, commission: int, vig: str
+) -> None:
+    s = settle({"banker": 10}, "banker", rules(game, commission=commission))
     assert (s.banker, s.vigorish, s.net) == (D(10), D(vig), D(10) - D(vig))
-    assert settle({"banker": 10}, "player", rules()).net == D(-10)
+    assert settle({"banker": 10}, "player", rules(game)).net == D(-10)
 
 
 @pytest.mark.reg("545.13(c)")
@@ -520,11 +533,12 @@ def test_player_and_banker_wagers_are_returned_on_a_tie(game: str) -> None:
     assert s == Settlement(D(0), D(0), D(0), D(0), False)
 
 
-@pytest.mark.reg("545.13(b)")
+@GAMES
+@pytest.mark.reg("545.13(b)", "543.13(b)")
 @pytest.mark.parametrize("odds", [8, 9])
-def test_tie_bet_pays_the_configured_odds(odds: int) -> None:
-    assert settle({"tie": 5}, "tie", rules(tie_odds=odds)).net == D(5 * odds)
-    assert settle({"tie": 5}, "banker", rules(tie_odds=odds)).net == D(-5)  # 545.8(a)(3)(ii)
+def test_tie_bet_pays_the_configured_odds(game: str, odds: int) -> None:
+    assert settle({"tie": 5}, "tie", rules(game, tie_odds=odds)).net == D(5 * odds)
+    assert settle({"tie": 5}, "banker", rules(game, tie_odds=odds)).net == D(-5)  # (a)(3)(ii)
 
 
 @pytest.mark.reg("545.13(d)")
@@ -640,7 +654,8 @@ _rules_strategy = st.one_of(
 _cents = st.integers(1, 10**9).map(lambda c: D(c) / 100)
 
 
-@pytest.mark.reg("545.13")
+@pytest.mark.reg("545.8(a)", "543.8(a)", "545.13(a)", "545.13(b)", "545.13(c)", "545.13(d)")
+@pytest.mark.reg("543.13(a)", "543.13(b)", "543.13(c)", "543.13(d)", "543.13(f)")
 @given(
     st.dictionaries(st.sampled_from(["player", "banker", "tie"]), _cents, min_size=1),
     st.sampled_from(["player", "banker", "tie"]),
@@ -726,3 +741,56 @@ def test_squeeze_seat_highest_wager_then_counterclockwise_then_face_up() -> None
     assert squeeze_seat(wagers, "player") == 1
     assert squeeze_seat(wagers, "banker") == 7  # a tie: the higher seat, nearer counterclockwise
     assert squeeze_seat({2: {"tie": d(5)}}, "banker") is None  # 545.9(d)(7): turned face up
+
+
+# --------------------------------------------------------------------------- offers
+
+
+@pytest.mark.reg("545.14(b)", "545.15(f)", "543.14(f)")
+def test_counterclockwise_is_down_the_seat_numbers_from_the_right_of_a_seat() -> None:
+    # Ruling R2 numbers seats from the dealer's far left: a player's right, and
+    # counterclockwise, is the next lower seat; past seat 1 lies the dealer, then the
+    # highest seat. The seat itself is not offered again ("each of the other players").
+    assert counterclockwise(14, 5) == (4, 3, 2, 1, 14, 13, 12, 11, 10, 9, 8, 7, 6)
+    assert counterclockwise(9, 1) == (9, 8, 7, 6, 5, 4, 3, 2)
+    assert counterclockwise(9, None) == (9, 8, 7, 6, 5, 4, 3, 2, 1)  # from the dealer's right
+    for seats, after in product((9, 14), range(1, 15)):
+        if after <= seats:
+            assert sorted(counterclockwise(seats, after)) == [
+                s for s in range(1, seats + 1) if s != after
+            ]
+
+
+@pytest.mark.reg("545.5(b)", "543.5(c)", "545.7(b)")
+def test_the_cut_and_a_new_shoe_are_offered_in_the_texts_order() -> None:
+    # 545.5(b), 543.5(c): the highest seat (or the last curator), then clockwise, up the
+    # seat numbers and on past the dealer to seat 1.
+    assert cut_order(9, None) == (9, 1, 2, 3, 4, 5, 6, 7, 8)
+    assert cut_order(14, 7) == (7, 8, 9, 10, 11, 12, 13, 14, 1, 2, 3, 4, 5, 6)
+    assert clockwise(14, 1) == tuple(range(1, 15))
+    # 545.7(b): seat one, then each other seat in turn counterclockwise.
+    assert shoe_order(14) == (1, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2)
+
+
+@pytest.mark.reg("545.5(e)", "545.14(b)")
+def test_an_offer_walks_its_order_and_knows_who_is_entitled_next() -> None:
+    offer = Offer((3, 2, 1), "545.14(b)")
+    assert offer.seat == 3 and offer.after() == (2, 1)
+    offer = offer.declined()
+    assert offer.seat == 2 and offer.after() == (1,)  # a recut after seat 2's cut: seat 1
+    assert offer.declined().declined().seat is None
+
+
+@pytest.mark.reg("545.12(b)", "543.12(b)")
+def test_losing_wagers_are_collected_before_winners_are_paid_highest_seat_first() -> None:
+    r = rules()
+    settled = {
+        2: settle({"player": 10}, "banker", r),
+        4: settle({"banker": 10, "tie": 5}, "banker", r),  # wins one, loses one
+        9: settle({"banker": 20}, "banker", r),
+        11: settle({"tie": 5}, "banker", r),
+        1: settle({"banker": 5}, "banker", r),
+    }
+    assert collection_order(settled) == ((2, 4, 11), (9, 4, 1))
+    on_a_tie = {3: settle({"player": 10}, "tie", r), 6: settle({"tie": 5}, "tie", r)}
+    assert collection_order(on_a_tie) == ((), (6,))  # a returned wager is neither

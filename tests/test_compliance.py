@@ -30,6 +30,25 @@ def test_lettered_subsections_and_roman_numerals() -> None:
     assert [s.ident for s in subsections(text)] == ["999.1(a)", "999.1(b)", "999.2"]
 
 
+def test_a_roman_run_where_the_next_letter_would_be_i() -> None:
+    # As in 551.5(h)(2)(i)-(ii) and 635a.7(h)(1)(i)-(ii): the "(i)" after "(h)" opens a
+    # roman run, and the real subsection (i) comes after it.
+    text = "\n".join(
+        [
+            "§ 999.1. Something.",
+            *(f"({c}) Letter {c}." for c in "abcdefgh"),
+            "(1) A paragraph.",
+            "(i) Roman one.",
+            "(ii) Roman two.",
+            "(i) The real ninth.",
+            "(j) Tenth.",
+        ]
+    )
+    subs = subsections(text)
+    assert [s.ident for s in subs][-3:] == ["999.1(h)", "999.1(i)", "999.1(j)"]
+    assert subs[-2].text == "(i) The real ninth."
+
+
 def test_markers_cover_their_subsection_and_parents(tmp_path: Path) -> None:
     (tmp_path / "test_x.py").write_text(
         "import pytest\n"
@@ -44,3 +63,11 @@ def test_markers_cover_their_subsection_and_parents(tmp_path: Path) -> None:
     assert "| 999.1(b) | `test_x.py::test_one` |" in page
     assert "| 999.1(c) | **no test yet** |" in page
     assert "name no subsection of these texts: 999.9(z)" in page
+
+
+def test_a_subsection_glued_to_a_table_row_is_found() -> None:
+    # As in 551.7(e)-(f): "Each matching card of the same suit 12 to 1(f) A Match-...".
+    text = "§ 999.1. S.\n(a) A.\n(b) Odds:\nSame suit 12 to 1(c) A third subsection.\n"
+    subs = subsections(text)
+    assert [s.ident for s in subs] == ["999.1(a)", "999.1(b)", "999.1(c)"]
+    assert subs[-1].text == "(c) A third subsection."

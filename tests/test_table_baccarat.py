@@ -138,13 +138,14 @@ def test_a_shuffle_counts_only_with_the_decks_card_count() -> None:
     ]
 
 
-@pytest.mark.reg("545.3(b)")
-def test_no_new_shuffle_while_a_shoe_is_in_play() -> None:
-    d = Dealer()
+@GAMES
+@pytest.mark.reg("545.3(b)", "543.3(b)")
+def test_no_new_shuffle_while_a_shoe_is_in_play(game: str) -> None:
+    d = Dealer(game)
     d.open()
     d.table.handle(ManualShuffle())
     d.event(m.ShuffleCompleted("shuffler", 1, 416))
-    assert [r["section"] for r in d.refusals()] == ["545.3(b)", "545.3(b)"]
+    assert [r["section"] for r in d.refusals()] == [f"{CH[game]}.3(b)"] * 2
     assert d.table.state == "wagering"
 
 
@@ -216,6 +217,7 @@ def test_a_wager_the_table_cannot_take_is_refused(game: str, wager: Wager, secti
 
 @GAMES
 @pytest.mark.reg("545.9(c)", "543.9(c)", "545.10(c)", "543.10(c)", "545.11(g)", "543.11(c)")
+@pytest.mark.reg("543.11(g)")
 def test_initial_order_then_third_cards_player_first(game: str) -> None:
     d = Dealer(game)
     d.open()
@@ -321,6 +323,8 @@ def test_a_disclosed_card_drawn_in_error_goes_to_the_discard_with_one_more(game:
     assert d.need() is Need.CARD and "DISCARD 1 MORE FACE DOWN" in d.io.shown
     d.card("5H")  # face down to the discard
     assert d.need() is Need.WAGERS and d.io.shown[-1] == "PLACE YOUR BETS"
+    (discard,) = d.io.of_type("discard")
+    assert discard["card"] == "5H" and discard["section"] == section
     d.play(["2H", "6S", "7C", "JD"])
     assert d.rounds()[0]["player"] == ["2H", "7C"]  # neither discarded card is used
     d.play(["4S", "3C", "3H", "CUT", "4D"])
@@ -674,3 +678,236 @@ def test_face_up_dealing_hands_no_cards(game: str) -> None:
     d.open()
     d.play(["3S", "2D", "2C", "3H", "4D", "8C"], {2: {"player": 50}})
     assert d.io.of_type("cards_handed") == []
+
+
+# --------------------------------------------------------------------------- cover cards
+
+
+def deal_through(d: Dealer, shoe: list[str]) -> None:
+    """Deal ``shoe`` round after round ("no more bets" whenever wagering is open) until
+    the table needs new cards."""
+    for token in shoe:
+        if d.need() is Need.WAGERS:
+            d.table.handle(NoMoreBets())
+        if d.need() is Need.SHUFFLE:
+            return
+        d.cards([token])
+
+
+@GAMES
+@pytest.mark.reg("545.3(a)", "543.3(a)")
+def test_a_third_cover_card_stops_play_and_ends_the_shoe(game: str) -> None:
+    d = Dealer(game)
+    d.open()
+    d.play(["2H", "CUT", "6S", "7C", "JD"])
+    d.cards(["CUT"])  # the other cover card: a shoe has two
+    assert d.need() is Need.WAGERS and not d.io.of_type("halt")
+    d.cards(["CUT"])
+    (halt,) = d.io.of_type("halt")
+    assert halt["cause"] == "extra_cover_card" and halt["section"] == f"{CH[game]}.3(a)"
+    assert halt["ends_shoe"] is True
+    d.table.handle(FloorClear())
+    assert d.io.of_type("shoe_end")[0]["reason"] == "floorperson"
+    assert len(d.io.of_type("cover_card")) == 2
+
+
+@GAMES
+@pytest.mark.parametrize("left", [13, 14])
+@pytest.mark.reg("545.5(d)", "543.5(e)")
+def test_the_cover_card_lies_at_least_14_cards_above_the_bottom(game: str, left: int) -> None:
+    shoe = [r + s for r in "A23456789TJQK" for s in "SHDC"] * 6
+    random.Random(left).shuffle(shoe)
+    shoe.insert(len(shoe) - left, "CUT")
+    d = Dealer(game, decks=6)
+    d.table.handle(ManualShuffle())
+    deal_through(d, shoe)
+    assert d.need() is Need.SHUFFLE and d.io.of_type("shoe_end")[0]["reason"] == "last_hand"
+    found = d.io.of_type("irregularity")
+    if left >= 14:
+        assert not found
+    else:
+        (irregular,) = found
+        assert irregular["section"] == ("545.5(d)" if game == "baccarat" else "543.5(e)")
+        assert "13 cards left" in str(irregular["reason"])
+
+
+# --------------------------------------------------------------------------- definitions, values
+
+
+@GAMES
+@pytest.mark.reg("545.1", "543.1")
+def test_the_table_calls_a_natural_only_an_8_or_9_on_the_first_two_cards(game: str) -> None:
+    d = Dealer(game)
+    d.open()
+    d.play(["4S", "KD", "4H", "2C"])  # Player 8 in two cards
+    d.play(["2S", "3D", "AH", "3C", "5D"])  # Player 3 draws a 5: 8 in three cards
+    d.play(["5S", "9D", "KH", "JC"])  # Banker 9 in two cards
+    assert [(r["natural"], r["player_total"], r["banker_total"]) for r in d.rounds()] == [
+        (True, 8, 2),
+        (False, 8, 6),
+        (True, 5, 9),
+    ]
+    assert "PLAYER STAYS" not in d.io.shown[: d.io.shown.index("PLAYER 8 BANKER 2 PLAYER WINS")]
+
+
+@GAMES
+@pytest.mark.reg("545.6(a)", "545.6(b)", "543.6(a)", "543.6(b)")
+def test_the_tables_point_counts_are_those_of_the_text(game: str) -> None:
+    d = Dealer(game)
+    d.open()
+    # 545.6(b)(1): ace, 2 and 4 count 7; the king and queen count zero.
+    d.play(["AS", "KD", "2H", "QC", "4D", "9C"])
+    # 545.6(b)(2): ace, 2 and 9 total 12, a Point Count of 2; ten and 5 count 5.
+    d.play(["AH", "TC", "2D", "5S", "9D"])
+    assert [(r["player_total"], r["banker_total"], r["result"]) for r in d.rounds()] == [
+        (7, 9, "banker"),
+        (2, 5, "banker"),
+    ]
+
+
+@GAMES
+@pytest.mark.reg("545.9(a)", "543.9(a)")
+def test_every_round_is_two_hands_the_players_and_the_bankers(game: str) -> None:
+    shoe = [r + s for r in "A23456789TJQK" for s in "SHDC"] * 8
+    random.Random(9).shuffle(shoe)
+    shoe.insert(len(shoe) - 20, "CUT")
+    d = Dealer(game)
+    d.table.handle(ManualShuffle())
+    deal_through(d, shoe)
+    rounds = d.rounds()
+    assert len(rounds) > 50
+    assert {e["hand"] for e in d.io.of_type("dealt")} == {"player", "banker"}
+    for r in rounds:
+        player, banker = tokens(r["player"]), tokens(r["banker"])
+        assert 2 <= len(player) <= 3 and 2 <= len(banker) <= 3
+        dealt = [(e["hand"], e["card"]) for e in d.io.of_type("dealt") if e["round"] == r["round"]]
+        assert sorted(dealt) == sorted(
+            [("player", c) for c in player] + [("banker", c) for c in banker]
+        )
+        assert r["result"] in ("player", "banker", "tie")
+
+
+# --------------------------------------------------------------------------- third cards
+
+
+@GAMES
+@pytest.mark.reg("545.10(b)", "543.10(b)")
+def test_the_counts_are_announced_before_any_third_card(game: str) -> None:
+    d = Dealer(game)
+    d.open()
+    d.io.shown.clear()
+    d.play(["3S", "2D", "2C", "3H"])
+    after = d.io.shown[d.io.shown.index("NO MORE BETS") :]
+    assert after[-3:] == ["PLAYER 5", "BANKER 5", "PLAYER DRAWS"] and d.need() is Need.CARD
+    d.card("4D")
+    assert d.io.shown[-1] == "BANKER DRAWS" and d.need() is Need.CARD
+    d.card("8C")
+    assert d.io.shown[d.io.shown.index("BANKER DRAWS") + 1] == "PLAYER 9 BANKER 3 PLAYER WINS"
+
+
+# The Banker's two cards total ten or more, so the row is their Point Count (545.11(d));
+# the Player's 7 and 8 count 5, so his third card's value and his Point Count differ.
+BANKER_TWO = {3: ("6D", "7C"), 4: ("6C", "8D"), 5: ("7D", "8C"), 6: ("7H", "9D")}
+
+
+@GAMES
+@pytest.mark.parametrize("banker_point", [3, 4, 5, 6])
+@pytest.mark.reg("545.11(d)", "545.11(e)", "545.11(f)", "543.11(d)", "543.11(e)", "543.11(f)")
+def test_table_1_at_the_table_draws_on_d_and_stays_on_s(game: str, banker_point: int) -> None:
+    from tests.test_baccarat_rules import TABLE_1  # parsed from the printed text
+
+    for third in range(10):
+        d = Dealer(game)
+        d.open()
+        third_card = ("K" if third == 0 else "A" if third == 1 else str(third)) + "S"
+        b1, b2 = BANKER_TWO[banker_point]
+        d.play(["7S", b1, "8H", b2, third_card])
+        draws = TABLE_1[(banker_point, third)]
+        assert (d.need() is Need.CARD) is draws, (banker_point, third)
+        d.card("2C")  # the Banker's third card on D; the next hand's first card on S
+        (end,) = d.rounds()
+        assert len(tokens(end["banker"])) == 2 + draws
+        assert bool(d.io.of_type("irregularity")) is not draws
+
+
+# --------------------------------------------------------------------------- money
+
+
+@GAMES
+@pytest.mark.reg("545.12(b)", "543.12(b)")
+def test_losing_wagers_are_collected_then_winners_paid_from_the_highest_seat(game: str) -> None:
+    d = Dealer(game)
+    d.open()
+    wagers = {
+        1: {"banker": 5},
+        2: {"player": 10},
+        4: {"banker": 10, "tie": 5},
+        7: {"tie": 5},
+        9: {"banker": 20},
+    }
+    d.play(["2H", "9S", "3C", "KD"], wagers)  # the Banker wins
+    d.play(["4S", "3C", "3H", "4D"], {2: {"player": 10}, 7: {"tie": 5}, 9: {"banker": 20}})
+    first, tie = d.io.of_type("settlement")
+    section = f"{CH[game]}.12(b)"
+    assert first == {
+        "type": "settlement",
+        "round": 1,
+        "collect": [2, 4, 7],
+        "pay": [9, 4, 1],
+        "section": section,
+    }
+    assert (tie["collect"], tie["pay"]) == ([], [7])  # Player and Banker wagers are returned
+    kinds = [e["type"] for e in d.io.journal.entries]
+    assert kinds[kinds.index("round_end") + 1] == "settlement"
+
+
+@GAMES
+@pytest.mark.parametrize("commission", [4, 5])
+@pytest.mark.reg("545.13(f)", "543.13(g)")
+def test_one_vigorish_percentage_for_every_player_at_the_table(game: str, commission: int) -> None:
+    d = Dealer(game, commission=commission)
+    d.open()
+    amounts = {1: 10, 5: 25, 9: 100}
+    d.play(["2H", "9S", "3C", "KD"], {seat: {"banker": a} for seat, a in amounts.items()})
+    seats = d.rounds()[0]["seats"]
+    assert isinstance(seats, dict)
+    rate = Decimal(commission) / 100
+    assert {int(s): v["vigorish"] for s, v in seats.items()} == {
+        s: a * rate for s, a in amounts.items()
+    }
+
+
+@pytest.mark.reg("543.13(g)", "543.13(f)")
+def test_the_25_percent_tie_vigorish_is_charged_to_every_banker_wager() -> None:
+    d = Dealer("midibaccarat", vigorish="tie_25")
+    d.open()
+    d.play(["4S", "3C", "3H", "4D"], {1: {"banker": 10}, 5: {"banker": 40}, 9: {"player": 8}})
+    seats = d.rounds()[0]["seats"]
+    assert isinstance(seats, dict)
+    assert {s: v["vigorish"] for s, v in seats.items()} == {
+        "1": Decimal("2.5"),
+        "5": Decimal(10),
+        "9": Decimal(0),
+    }
+
+
+@GAMES
+@pytest.mark.reg("545.8(a)", "543.8(a)")
+def test_the_table_takes_and_settles_only_the_three_wagers_of_the_text(game: str) -> None:
+    d = Dealer(game)
+    d.open()
+    d.table.handle(Wager(1, "dragon", 10))
+    assert d.refusals()[-1]["section"] == f"{CH[game]}.8(a)"
+    bets = {1: {"banker": 10}, 2: {"player": 10}, 3: {"tie": 10}}
+    d.play(["2H", "9S", "3C", "KD"], bets)  # the Banker's Hand wins
+    d.play(["9H", "2C", "KD", "3S"], bets)  # the Player's Hand wins
+    d.play(["4S", "3C", "3H", "4D"], bets)  # equal Point Counts
+    nets = [
+        {int(s): v["net"] for s, v in r["seats"].items()}  # type: ignore[union-attr]
+        for r in d.rounds()
+    ]
+    assert nets == [
+        {1: Decimal("9.5"), 2: Decimal(-10), 3: Decimal(-10)},
+        {1: Decimal(-10), 2: Decimal(10), 3: Decimal(-10)},
+        {1: Decimal(0), 2: Decimal(0), 3: Decimal(80)},
+    ]

@@ -441,7 +441,7 @@ def test_decisions_go_box_by_box_from_box_1() -> None:
     assert d.need() is Need.REVEAL
 
 
-@pytest.mark.reg("551.9(a)", "551.9")
+@pytest.mark.reg("551.9(a)")
 def test_surrender_comes_before_any_other_decision() -> None:
     d = Dealer()
     d.open()

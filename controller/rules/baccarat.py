@@ -258,6 +258,79 @@ def curator_passes(outcome: Outcome) -> bool:
     return outcome == "player"
 
 
+def collection_order(settled: Mapping[int, Settlement]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """545.12(b), 543.12(b): the seats whose losing wagers are collected first, then the
+    seats with a winning wager in the order each one's vigorish is marked or collected
+    and its winning wager paid, the highest seat number first. A wager returned on a tie
+    is neither."""
+    losing = sorted(s for s, x in settled.items() if min(x.player, x.banker, x.tie) < 0)
+    winning = (s for s, x in settled.items() if max(x.player, x.banker, x.tie) > 0)
+    return tuple(losing), payment_order(winning)
+
+
+# --------------------------------------------------------------------------- offers
+#
+# The cut (545.5(b), 543.5(c)), the dealing shoe (545.7(b), 545.14(b)) and the right to
+# turn over a hand's cards (545.15(f), 543.14(f)) are offered seat by seat until a
+# player accepts. Seats are numbered from the dealer's far left (ruling R2), so
+# clockwise runs up the seat numbers and counterclockwise down them; past seat 1
+# counterclockwise (past the highest seat clockwise) comes the dealer, then the other
+# end of the table. The dealer's right is the highest seat, as in ``squeeze_seat``.
+
+Offerable = Literal["cut", "shoe", "player", "banker"]
+OFFERABLE: tuple[Offerable, ...] = get_args(Offerable)
+COVER_CARDS = 2  # 545.3(a), 543.3(a): two cover cards besides the decks
+COVER_CARD_FROM_BOTTOM = 14  # 545.5(d), 543.5(e): at least 14 cards above the bottom
+
+
+def counterclockwise(seats: int, after: int | None) -> tuple[int, ...]:
+    """Every other seat in turn counterclockwise, starting with the one immediately to
+    the right of seat ``after`` (None: of the dealer, the highest seat first)."""
+    if after is None:
+        return tuple(range(seats, 0, -1))
+    return tuple((after - 1 - i - 1) % seats + 1 for i in range(seats - 1))
+
+
+def clockwise(seats: int, first: int) -> tuple[int, ...]:
+    """Every seat in turn clockwise, starting with ``first``."""
+    return tuple((first - 1 + i) % seats + 1 for i in range(seats))
+
+
+def cut_order(seats: int, last_curator: int | None) -> tuple[int, ...]:
+    """The order in which the stack is offered for the cut: the highest seat number or,
+    on a reshuffle, the last curator, then clockwise (545.5(b), 543.5(c))."""
+    return clockwise(seats, seats if last_curator is None else last_curator)
+
+
+def shoe_order(seats: int) -> tuple[int, ...]:
+    """The order in which a new shoe is offered: seat one, then each other seat in turn
+    counterclockwise (545.7(b))."""
+    return (1, *counterclockwise(seats, 1))
+
+
+@dataclass(frozen=True)
+class Offer:
+    """Something offered seat by seat, in ``order``, until a player accepts; ``section``
+    is the rule that sets the order. A seat declines for its player, or because nobody
+    sits there (545.7(b), 545.14(b): "there is no player in that position")."""
+
+    order: tuple[int, ...]
+    section: str
+    at: int = 0
+
+    @property
+    def seat(self) -> int | None:
+        """The seat offered now; None once every seat has declined."""
+        return self.order[self.at] if self.at < len(self.order) else None
+
+    def declined(self) -> Offer:
+        return Offer(self.order, self.section, self.at + 1)
+
+    def after(self) -> tuple[int, ...]:
+        """The seats still entitled after the one offered now (a recut, 545.5(e))."""
+        return self.order[self.at + 1 :]
+
+
 # --------------------------------------------------------------------------- rules
 
 

@@ -18,17 +18,18 @@ A box's hands are a tuple of frozen ``Hand`` values in the order they are played
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
-from typing import Any, Final, Literal, get_args, overload
+from typing import Any, Final, Literal, cast, get_args, overload
 
 from controller.rules.cards import CardError, card, rank
-from controller.rules.options import RulesError, flag, whole
+from controller.rules.options import RulesError, flag, text, whole
 from drivers.messages import PeekTarget
 
 Decision = Literal["hit", "stand", "double", "split", "surrender", "rescue"]
 Outcome = Literal["win", "lose", "push", "surrender", "rescue", "dead"]
 ReaderMisuse = Literal["void", "continue"]
+SettlementOrder = Literal["collect_then_pay", "right_to_left"]
 Dealer = Literal["dealer"]
 
 DECISIONS: Final[tuple[Decision, ...]] = get_args(Decision)
@@ -96,10 +97,13 @@ def dealer_blackjack(dealer_cards: Sequence[str]) -> bool:
 
 @dataclass(frozen=True)
 class InitialCard:
-    """One card of the initial deal: to a box or the dealer, face up or down."""
+    """One card of the initial deal: to a box or the dealer, face up or down. ``nth``:
+    the first (1) or second (2) card of that place (551.8(d)); it names the place a
+    dealer missed (551.16(f), (h)) and takes no part in comparing deals."""
 
     to: int | Dealer
     face_up: bool
+    nth: int = field(default=1, compare=False)
 
 
 def player_order(boxes: Iterable[int]) -> tuple[int, ...]:
@@ -115,22 +119,66 @@ def player_order(boxes: Iterable[int]) -> tuple[int, ...]:
     return tuple(sorted(seen))
 
 
-def initial_deal_order(boxes: Iterable[int]) -> tuple[InitialCard, ...]:
+Place = tuple[int | Dealer, int]  # a box or the dealer, and its first (1) or second (2) card
+
+
+def initial_deal_order(
+    boxes: Iterable[int],
+    *,
+    passed_over: Collection[Place] = frozenset(),
+    second_card_later: Collection[int] = frozenset(),
+) -> tuple[InitialCard, ...]:
     """The initial cards of a round for the boxes that hold a wager.
 
     One card face up to each box, one face up to the dealer, a second face up to
     each box, the hole card face down (551.8(d)(1)-(4), § 635a.7(e)(1)-(4)).
+
+    ``passed_over``: places the dealer missed. A box's missed card is not dealt; a box
+    left with one card gets its second card after every other player's second card
+    if its player takes that option (``second_card_later``, 551.16(h)). The dealer's
+    missed first card comes after the players' first two cards, before his second
+    (551.16(f)); his second card is the last of the deal anyway.
     """
     order = player_order(boxes)
     if not order:
         raise PlayError("no box holds a wager, so there is no round to deal (551.8(d)(1))")
-    each_box = tuple(InitialCard(box, face_up=True) for box in order)
-    return (
-        *each_box,
-        InitialCard(DEALER, face_up=True),
-        *each_box,
-        InitialCard(DEALER, face_up=False),
+    for to, nth in passed_over:
+        if nth not in (1, 2) or (to != DEALER and to not in order):
+            raise PlayError(f"{to} has no card {nth} in this deal (551.8(d))")
+    firsts = tuple(InitialCard(b, True, 1) for b in order if (b, 1) not in passed_over)
+    seconds = tuple(InitialCard(b, True, 2) for b in order if (b, 2) not in passed_over)
+    later = tuple(
+        InitialCard(b, True, 2)
+        for b in order
+        if b in second_card_later and ((b, 1) in passed_over) != ((b, 2) in passed_over)
     )
+    up = (InitialCard(DEALER, True, 1),)
+    up_missed = (DEALER, 1) in passed_over
+    return (
+        *firsts,
+        *(() if up_missed else up),
+        *seconds,
+        *later,
+        *(up if up_missed else ()),
+        InitialCard(DEALER, False, 2),
+    )
+
+
+def dead_boxes(
+    boxes: Iterable[int], passed_over: Collection[Place], second_card_later: Collection[int]
+) -> frozenset[int]:
+    """Boxes whose hand is dead because the dealer missed their cards (551.16(h)): no
+    card dealt, or one card and the player declined his second after the others'.
+
+    Reading (proposed ruling): declining the late second card leaves a one-card hand,
+    which cannot be played, so it is dead like a hand dealt no card.
+    """
+    dead: set[int] = set()
+    for box in player_order(boxes):
+        missed = sum((box, nth) in passed_over for nth in (1, 2))
+        if missed == 2 or (missed == 1 and box not in second_card_later):
+            dead.add(box)
+    return frozenset(dead)
 
 
 def match_the_dealer_order(boxes: Iterable[int]) -> tuple[int, ...]:
@@ -308,7 +356,9 @@ class Hand:
     ``wager`` is the hand's own wager: the original one, or the equal wager that a
     split put on a new hand (551.12(a)). ``drawing``: a hit or a double down was
     called and its card is still to come. ``dead``: the hand was called dead
-    (551.16(h), (i), (l)(1)) and its wagers are returned.
+    (551.16(h), (i), (l)(1)) and its wagers are returned. ``refused``: its player
+    refused a card drawn in error and exposed, so it takes no more cards this round
+    (551.16(d)); it is settled on the cards it holds.
     """
 
     cards: tuple[str, ...]
@@ -320,6 +370,7 @@ class Hand:
     surrendered: bool = False
     rescued: bool = False
     dead: bool = False
+    refused: bool = False
 
     def __post_init__(self) -> None:
         cards = tuple(card(c) for c in self.cards)
@@ -335,8 +386,12 @@ class Hand:
             )
         if self.rescued and not self.double_wager:
             raise PlayError("only a doubled hand can be rescued (551.11(d))")
-        if self.stood + self.surrendered + self.rescued + self.dead > 1:
-            raise PlayError("a hand ends one way only: stood, surrendered, rescued or dead")
+        if self.stood + self.surrendered + self.rescued + self.dead + self.refused > 1:
+            raise PlayError(
+                "a hand ends one way only: stood, surrendered, rescued, dead or refused"
+            )
+        if self.refused and self.drawing:
+            raise PlayError("a hand that refused a card takes no more (551.16(d))")
 
     @property
     def total(self) -> int:
@@ -366,15 +421,16 @@ class Hand:
     @property
     def needs_card(self) -> bool:
         """A split hand's second card (551.12(b)) or the card of a hit or double."""
-        if self.dead or self.surrendered or self.rescued:
+        if self.dead or self.surrendered or self.rescued or self.refused:
             return False
         return len(self.cards) < 2 or self.drawing
 
     @property
     def finished(self) -> bool:
         """No card or decision is owed: it stood, doubled (one card only, 551.11(a)),
-        reached 21 (551.13(a)(1)), busted, surrendered, was rescued or is dead."""
-        if self.dead or self.surrendered or self.rescued:
+        reached 21 (551.13(a)(1)), busted, surrendered, was rescued, is dead or refused
+        a card drawn in error (551.16(d))."""
+        if self.dead or self.surrendered or self.rescued or self.refused:
             return True
         if self.needs_card:
             return False
@@ -753,6 +809,43 @@ class RoundResult:
         return hands + sum(self.others_bonus.values(), _ZERO)
 
 
+@dataclass(frozen=True, slots=True)
+class SettlementStep:
+    """One hand's Spanish 21 wager collected or paid at the end of the round."""
+
+    box: int
+    hand: int  # 1-based, split hands from the dealer's left
+    action: Literal["collect", "pay"]
+    amount: Decimal
+
+
+def settlement_steps(
+    hands: Mapping[int, Sequence[Hand]],
+    results: Mapping[int, Sequence[HandResult]],
+    up_card: str,
+    order: SettlementOrder,
+) -> tuple[SettlementStep, ...]:
+    """The order the dealer settles the wagers still on the layout when the round ends
+    (§ 635a.7(p)): all losing wagers collected, then all winning wagers paid ((p)(1));
+    or box by box from the player farthest to the dealer's right, counterclockwise
+    ((p)(2)). Boxes go from the dealer's right, the highest box first (ruling R2).
+
+    Left out: hands that push or are dead (nothing to collect or pay), surrendered
+    and rescued hands (settled when the player decided, 551.9(a)(1), 551.11(d)) and
+    Blackjacks paid as the dealer reached them (§ 635a.7(h)(1)(i))."""
+    steps: list[SettlementStep] = []
+    for box in sorted(results, reverse=True):
+        for n, (hand, r) in enumerate(zip(hands[box], results[box], strict=True), start=1):
+            if r.net == 0 or r.outcome in ("surrender", "rescue"):
+                continue
+            if is_blackjack(hand.cards, hand.from_split) and blackjack_paid_at_once(up_card):
+                continue
+            steps.append(SettlementStep(box, n, "collect" if r.net < 0 else "pay", abs(r.net)))
+    if order == "collect_then_pay":
+        steps.sort(key=lambda step: step.action != "collect")  # stable: table order kept
+    return tuple(steps)
+
+
 def settle_round(boxes: Mapping[int, BoxRound], dealer_cards: Sequence[str]) -> RoundResult:
     """Settle every box of the round against the dealer's final hand.
 
@@ -801,6 +894,7 @@ class Spanish21Rules:
     # unless the certificate holder says otherwise: a void round wrongs nobody.
     reader_reveals_hole_card: bool = True
     chip_unit: Decimal = Decimal(1)  # smallest chip a player can wager (551.10(b))
+    settlement_order: SettlementOrder = "collect_then_pay"  # § 635a.7(p)(1) or (2)
 
     def __post_init__(self) -> None:
         if self.decks not in _MATCH_MINIMUM:
@@ -831,6 +925,11 @@ class Spanish21Rules:
             )
         if self.chip_unit <= 0:
             raise RulesError(f"rules.chip_unit: {self.chip_unit} is not more than 0 (551.10(b))")
+        if self.settlement_order not in get_args(SettlementOrder):
+            raise RulesError(
+                f"rules.settlement_order: {self.settlement_order!r} is not one of "
+                f"{', '.join(get_args(SettlementOrder))} (635a.7(p))"
+            )
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Spanish21Rules:
@@ -871,6 +970,10 @@ class Spanish21Rules:
                 d, "reader_reveals_hole_card", True, _SECTIONS["reader_reveals_hole_card"]
             ),
             chip_unit=_money(d, "chip_unit", Decimal(1)),
+            settlement_order=cast(
+                SettlementOrder,
+                text(d, "settlement_order", "collect_then_pay", _SECTIONS["settlement_order"]),
+            ),
         )
 
 
@@ -885,6 +988,7 @@ _SECTIONS: Final[Mapping[str, str]] = {
     "no_mid_shoe_entry": "551.6(k)",
     "reader_reveals_hole_card": "551.16(l)",
     "chip_unit": "551.10(b)",
+    "settlement_order": "635a.7(p)",
 }
 
 

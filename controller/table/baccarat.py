@@ -6,6 +6,14 @@ wagering closed by "no more bets", every card placed where the rules put it, the
 cover card and the last hand, the irregularities the shoe can see, and the
 controller's own result on the shoe's display.
 
+Beside the machine's states, the table keeps what is offered seat by seat until a
+player accepts: the cut (545.5(b)), the dealing shoe and with it the curator (545.7,
+545.14) and the right to turn over a hand's cards (545.15(f)). The console enters each
+seat's answer; the table names the seat entitled next and refuses any other. An offer
+still open when the procedure moves on (the first card out of the shoe for the cut,
+"no more bets" for the shoe, the end of the round for a hand's cards) closes as no
+player accepting it, and the record says no answer was entered.
+
     shuffle_due --shuffled--> burn_due --card--> burning --card (last burn)--> wagering
     wagering --no_more_bets--> dealing --card (round complete)--> wagering | shuffle_due
     (any card found face up: discarding, then back; any fault: halted, then back)
@@ -24,21 +32,30 @@ from typing import Any
 from controller.rules.baccarat import (
     BETS,
     CARDS,
+    COVER_CARD_FROM_BOTTOM,
+    COVER_CARDS,
     LAST_HAND,
     NO_MORE_BETS,
+    OFFERABLE,
     BaccaratRules,
     Hand,
+    Offer,
+    Settlement,
     VigorishLedger,
     WagerError,
     announcements,
     burn_count,
+    collection_order,
+    counterclockwise,
     curator_passes,
+    cut_order,
     face_up_discard_count,
     is_natural,
     next_to_draw,
     point,
     result,
     settle,
+    shoe_order,
     squeeze_seat,
     wager_amount,
 )
@@ -51,7 +68,10 @@ from controller.table.events import (
     ManualShuffle,
     Need,
     NoMoreBets,
+    OfferAnswer,
     PlayerLeaves,
+    Recut,
+    Relinquish,
     Wager,
 )
 from drivers import messages as m
@@ -67,6 +87,16 @@ IN_PLAY = (BURN_DUE, BURNING, DISCARDING, WAGERING, DEALING)  # a shoe is in pla
 FACE_UP_FROM = (BURN_DUE, BURNING, WAGERING, DEALING)
 
 SEATS = {"baccarat": 14, "midibaccarat": 9}  # 545.2(a): 10 to 14 seats; 543.2(a): at most 9
+HANDS: tuple[Hand, Hand] = ("player", "banker")
+# Shoe events come only from the table's own dealing shoe (545.7(a), 543.7).
+SHOE_EVENTS: tuple[type[m.Event], ...] = (
+    m.CardDrawn,
+    m.CutCardSeen,
+    m.ShoeEmpty,
+    m.UnreadableCard,
+    m.CardsLoaded,
+)
+DEALER = "dealer"  # who holds what no player accepted, in the journal
 
 _SECTIONS: dict[str, dict[str, str]] = {
     "baccarat": {
@@ -74,7 +104,15 @@ _SECTIONS: dict[str, dict[str, str]] = {
         "decks": "545.3(a)",
         "new_decks": "545.3(b)",
         "shuffle": "545.5(a)",
+        "cut": "545.5(b)",
+        "second_cover": "545.5(d)",
+        "recut": "545.5(e)",
         "burn": "545.5(f)",
+        "dealing_shoe": "545.7(a)",
+        "offer_shoe": "545.7(b)",
+        "curator_accepts": "545.7(c)",
+        "dealer_designated": "545.7(d)(1)",
+        "dealer_curator": "545.7(d)(2)",
         "bets": "545.8(a)",
         "chips": "545.8(b)",
         "wagers": "545.8(c)",
@@ -82,19 +120,29 @@ _SECTIONS: dict[str, dict[str, str]] = {
         "squeeze": "545.9(d)",
         "cover": "545.10(e)",
         "result": "545.12(a)",
+        "payment": "545.12(b)",
         "vigorish": "545.13(e)",
+        "pass": "545.14(a)",
         "curator": "545.14(a)(1)",
+        "pass_ordered": "545.14(a)(2)",
+        "pass_offer": "545.14(b)",
         "drawn_in_error": "545.15(a)",
         "disclosed": "545.15(c)",
         "face_up": "545.15(d)",
         "too_few": "545.15(e)",
+        "reveal": "545.15(f)",
     },
     "midibaccarat": {
         "seats": "543.2(a)",
         "decks": "543.3(a)",
         "new_decks": "543.3(b)",
         "shuffle": "543.5(a)",
+        "cut": "543.5(c)",
+        "second_cover": "543.5(e)",
+        "recut": "543.5(f)",
         "burn": "543.5(g)",
+        "dealing_shoe": "543.7",
+        "dealer_deals": "543.9(c)",
         "bets": "543.8(a)",
         "chips": "543.8(b)",
         "wagers": "543.8(c)",
@@ -102,11 +150,13 @@ _SECTIONS: dict[str, dict[str, str]] = {
         "squeeze": "543.9(c)(3)",
         "cover": "543.10(e)",
         "result": "543.12(a)",
+        "payment": "543.12(b)",
         "vigorish": "543.13(e)",
         "drawn_in_error": "543.14(a)",
         "disclosed": "543.14(c)",
         "face_up": "543.14(d)",
         "too_few": "543.14(e)",
+        "reveal": "543.14(f)",
     },
 }
 
@@ -139,8 +189,17 @@ class BaccaratTable(Table):
         self._early: deque[m.CardDrawn] = deque()  # 545.15(a): the next hand's first cards
         self._burn_left = 0
         self._discard_left = 0
+        self._discard_why = "face_up"  # the irregularity the cards go to the discard for
         self._discard_resume = WAGERING
         self._discard_prompt: str | None = None
+        self._cover_cards = 0  # cover cards out of the shoe in play
+        self._offers: dict[str, Offer] = {}
+        self._cut_rest: tuple[int, ...] = ()  # entitled to a recut (545.5(e))
+        self._curator: int | None = None  # the seat dealing; None: the dealer calling the game
+        self._shoe_seat: int | None = None  # the player who accepted the shoe (545.14(b))
+        self._last_curator: int | None = None  # of the shoe before (545.5(b): a reshuffle)
+        self._reveal: dict[Hand, int | None] = {}  # who turns over each hand (545.9(d))
+        self._gave_up: dict[Hand, set[int]] = {}  # seats that relinquished it this round
         super().__init__(
             rules.game,
             journal,
@@ -170,6 +229,19 @@ class BaccaratTable(Table):
     def round(self) -> int:
         """The round being wagered on or dealt, counted within the shoe."""
         return self.rounds_completed + 1
+
+    @property
+    def curator(self) -> int | None:
+        """The seat of the curator, who deals the cards (545.1, 545.7(c)); None while the
+        dealer calling the game deals: no player has accepted the shoe (545.7(d)), and
+        always at Midibaccarat (543.9(c))."""
+        return self._curator
+
+    def offered(self, what: str) -> int | None:
+        """The seat ``what`` ("cut", "shoe", "player", "banker") is offered to now; None
+        while it is not being offered."""
+        offer = self._offers.get(what)
+        return None if offer is None else offer.seat
 
     # ------------------------------------------------------------------ definition
 
@@ -214,7 +286,7 @@ class BaccaratTable(Table):
                 "dest": WAGERING,
                 "conditions": "_burn_done",
                 "before": "_burn",
-                "after": "_open_wagering",
+                "after": ["_offer_shoe", "_open_wagering"],
             },
             {"trigger": "card", "source": BURNING, "dest": None, "before": "_burn"},
             # 545.15(a): a card drawn before "no more bets" is the next hand's first card;
@@ -275,9 +347,19 @@ class BaccaratTable(Table):
         return Need.CARD
 
     def _on_procedure_event(self, event: m.Event) -> None:
+        if isinstance(event, SHOE_EVENTS):
+            if event.device != self._shoe:
+                reason = f"cards are dealt only from the table's dealing shoe, not {event.device}"
+                self._refuse(event, Refusal(self._sec["dealing_shoe"], reason))
+                return
+            if self.state == BURN_DUE and "cut" in self._offers:
+                # The cards are in the shoe: nobody accepted the cut, so the dealer cut.
+                self._close_offer("cut", None, "no_answer")
         if isinstance(event, m.CardDrawn):
             self._on_card(event)
         elif isinstance(event, m.CutCardSeen):
+            if self.state in IN_PLAY and not self._cover_card_ok(event):
+                return
             self._fire("cover_card", event)
         elif isinstance(event, m.ShoeEmpty):
             self._fire("shoe_empty", event)
@@ -332,6 +414,12 @@ class BaccaratTable(Table):
             self._fire("disclosed", command)
         elif isinstance(command, PlayerLeaves):
             self._player_leaves(command)
+        elif isinstance(command, Relinquish):
+            self._relinquish(command)
+        elif isinstance(command, OfferAnswer):
+            self._answer(command)
+        elif isinstance(command, Recut):
+            self._recut(command)
         else:
             self._refuse(command, Refusal(None, f"{command.name} is not a {self.game} command"))
 
@@ -378,6 +466,8 @@ class BaccaratTable(Table):
         else:
             entry["how"] = "manual"
         self._record(entry)
+        # 545.5(b): a reshuffle's cut is offered first to the last curator.
+        self._open_offer("cut", cut_order(self._seats, self._last_curator), self._sec["cut"])
         self._prompt("BURN CARD", self._sec["burn"])
 
     def _burn_first(self, event: m.CardDrawn) -> None:
@@ -411,6 +501,27 @@ class BaccaratTable(Table):
             }
         )
 
+    def _cover_card_ok(self, event: m.CutCardSeen) -> bool:
+        """Two cover cards to a shoe (545.3(a)), the one that ends it at least 14 cards
+        above the bottom of the stack (545.5(d)); False when play stops instead."""
+        self._cover_cards += 1
+        if self._cover_cards > COVER_CARDS:
+            detail = f"cover card {self._cover_cards} out of the shoe: a shoe holds {COVER_CARDS}"
+            self._stop(Halt("extra_cover_card", event.device, detail, self._sec["decks"], True))
+            return False
+        left = self.rules.decks * 52 - sum(self._seen.values())
+        if self._cover_cards == 1 and left < COVER_CARD_FROM_BOTTOM:
+            self._record(
+                {
+                    "type": "irregularity",
+                    "card": "CUT",
+                    "section": self._sec["second_cover"],
+                    "reason": f"the cover card came out with {left} cards left in the shoe, "
+                    f"not at least {COVER_CARD_FROM_BOTTOM}",
+                }
+            )
+        return True
+
     def _shoe_exhausted(self, event: m.ShoeEmpty) -> None:
         self._void_round("the shoe is empty: too few cards for the round", self._sec["too_few"])
         self._end_shoe("shoe_empty")
@@ -439,6 +550,10 @@ class BaccaratTable(Table):
                     "section": self._sec["vigorish"],
                 }
             )
+        if command.seat == self._last_curator:
+            self._last_curator = None  # 545.5(b): the cut then starts at the highest seat
+        if command.seat == self._shoe_seat and "shoe" not in self._offers:
+            self._pass_shoe(compulsory=False, section=self._sec["pass_offer"])
 
     def _end_shoe(self, reason: str) -> None:
         owed, self._ledger = self._ledger.collect_all()
@@ -463,12 +578,16 @@ class BaccaratTable(Table):
             }
         )
         self._prompt(SHOE_ENDS, self._sec["new_decks"])
+        self._withdraw_offers("the shoe ended")
+        self._last_curator = self._curator  # None: the dealer; the cut starts at the top seat
+        self._curator = self._shoe_seat = None
         self.shoes_completed += 1
         self.rounds_completed = 0
         self._seen = Counter()
         self._burned = []
         self._discarded = []
         self._cover_round = None
+        self._cover_cards = 0
 
     # ------------------------------------------------------------------ face up (545.15(d))
 
@@ -489,7 +608,7 @@ class BaccaratTable(Table):
                 "reason": f"card found face up in the shoe: not used; {more} more to the discard",
             }
         )
-        self._discard_left = more
+        self._discard_left, self._discard_why = more, "face_up"
         self._discard_resume = self.state
         self._discard_prompt = self._last_prompt
         text = f"FACE UP: DISCARD {more} MORE" if more else "FACE UP CARD TO THE DISCARD"
@@ -512,7 +631,7 @@ class BaccaratTable(Table):
                 "type": "discard",
                 "card": event.token,
                 "face_up": event.face_up,
-                "section": self._sec["face_up"],
+                "section": self._sec[self._discard_why],
             }
         )
 
@@ -560,6 +679,12 @@ class BaccaratTable(Table):
         self._prompt(f"{LAST_HAND}: {PLACE_BETS}" if self._is_last_hand(event) else PLACE_BETS)
 
     def _announce_no_more_bets(self, command: NoMoreBets) -> None:
+        if "shoe" in self._offers:  # 545.7(d)(2): nobody took the shoe, the dealer deals
+            self._close_offer("shoe", None, "no_answer")
+        if self.rules.dealing == "players_reveal":
+            # 545.9(d)(2)-(7): the wagers are final, so is who turns over each hand.
+            self._reveal = {hand: squeeze_seat(self._wagers, hand) for hand in HANDS}
+            self._gave_up = {hand: set() for hand in HANDS}
         self._in_round = True
         self._record({"type": "no_more_bets", "round": self.round})
         self._prompt(NO_MORE_BETS, self._sec["no_more_bets"])
@@ -596,7 +721,7 @@ class BaccaratTable(Table):
                 "to the discard",
             }
         )
-        self._discard_left = 1
+        self._discard_left, self._discard_why = 1, "disclosed"
         self._discard_resume = WAGERING
         self._discard_prompt = self._last_prompt
         self._prompt("DISCARD 1 MORE FACE DOWN", self._sec["disclosed"])
@@ -628,16 +753,23 @@ class BaccaratTable(Table):
 
     def _hand_over(self, third_to: Hand | None) -> None:
         """Under the players-reveal option the hands, then each third card, go face down
-        to the highest wager on them (545.9(d), 543.9(c)(3)); None: both initial hands."""
-        for hand in (third_to,) if third_to else ("player", "banker"):
-            seat = squeeze_seat(self._wagers, hand)
-            self._record({"type": "cards_handed", "round": self.round, "hand": hand, "seat": seat})
+        to the highest wager on them (545.9(d), 543.9(c)(3)); None: both initial hands.
+        A hand whose right to turn it over is being offered waits for the answer."""
+        for hand in (third_to,) if third_to else HANDS:
+            if hand not in self._offers:
+                self._hand_to(hand, self._sec["squeeze"])
+
+    def _hand_to(self, hand: Hand, section: str, show: bool = True) -> None:
+        seat = self._reveal[hand]
+        self._record({"type": "cards_handed", "round": self.round, "hand": hand, "seat": seat})
+        if show:
             name = hand.upper()
-            self._prompt(
-                f"{name} TO SEAT {seat}" if seat else f"{name} FACE UP", self._sec["squeeze"]
-            )
+            self._prompt(f"{name} TO SEAT {seat}" if seat else f"{name} FACE UP", section)
 
     def _end_round(self, event: m.CardDrawn) -> None:
+        for hand in HANDS:
+            if hand in self._offers:  # offered "for the remainder of that round" only
+                self._close_offer(hand, None, "no_answer", show=False)
         player, banker = self._player, self._banker
         outcome = result(player, banker)
         entry: dict[str, object] = {
@@ -654,20 +786,34 @@ class BaccaratTable(Table):
             "shoe": self.shoe_number,
         }
         seats: dict[str, object] = {}
+        settled: dict[int, Settlement] = {}
         for seat, bets in sorted(self._wagers.items()):
-            settled = settle(bets, outcome, self.rules)
-            if settled.vigorish_deferred:
-                self._ledger = self._ledger.mark(seat, settled.vigorish)
+            settled[seat] = s = settle(bets, outcome, self.rules)
+            if s.vigorish_deferred:
+                self._ledger = self._ledger.mark(seat, s.vigorish)
             seats[str(seat)] = {
-                "net": settled.net,
-                "vigorish": settled.vigorish,
-                "vigorish_deferred": settled.vigorish_deferred,
+                "net": s.net,
+                "vigorish": s.vigorish,
+                "vigorish_deferred": s.vigorish_deferred,
             }
         if seats:
             entry["seats"] = seats
         self._record(entry)
+        if settled:
+            collect, pay = collection_order(settled)
+            self._record(
+                {
+                    "type": "settlement",
+                    "round": self.round,
+                    "collect": list(collect),
+                    "pay": list(pay),
+                    "section": self._sec["payment"],
+                }
+            )
         if self.game == "baccarat" and curator_passes(outcome):
             self._prompt(PASS_SHOE, self._sec["curator"])
+            if not self._is_last_hand(event) and "shoe" not in self._offers:
+                self._pass_shoe(compulsory=True, section=self._sec["curator"])
         ended = self.round
         self._next_round()
         if self._cover_round == ended:
@@ -678,6 +824,7 @@ class BaccaratTable(Table):
         """545.15(e): a round that cannot be completed is void, its wagers returned.
         Wagers taken for a round not yet dealt are returned as well."""
         returned = {str(seat): dict(bets) for seat, bets in sorted(self._wagers.items()) if bets}
+        self._withdraw_offers("the round is void", HANDS)
         if self._in_round:
             player, banker = self._player, self._banker
             entry: dict[str, object] = {
@@ -716,3 +863,199 @@ class BaccaratTable(Table):
         self._banker = []
         self._wagers = {}
         self._in_round = False
+        self._reveal = {}
+        self._gave_up = {}
+
+    # ------------------------------------------------------------------ offers
+
+    @property
+    def _seats(self) -> int:
+        return SEATS[self.game]
+
+    def _holder(self, seat: int | None) -> int | str:
+        return DEALER if seat is None else seat
+
+    def _open_offer(self, what: str, order: tuple[int, ...], section: str) -> None:
+        self._offers[what] = Offer(order, section)
+        self._offer_next(what)
+
+    def _offer_next(self, what: str) -> None:
+        offer = self._offers[what]
+        if offer.seat is None:
+            self._close_offer(what, None, "none_accepted")
+        else:
+            self._record(
+                {"type": "offer", "what": what, "seat": offer.seat, "section": offer.section}
+            )
+
+    def _close_offer(
+        self, what: str, seat: int | None, how: str, *, dealer: bool = False, show: bool = True
+    ) -> None:
+        """``seat`` accepted ``what`` (None: no player did); ``dealer``: the seat that
+        accepted the shoe designated the dealer calling the game as the curator."""
+        offer = self._offers.pop(what)
+        sec = self._sec
+        if what == "cut":
+            # 545.5(b): no player accepts, the dealer cuts; 545.5(e): a recut goes on
+            # from the next seat after the one that cut.
+            section = sec["cut"]
+            self._cut_rest = offer.after() if seat is not None else ()
+            holder = self._holder(seat)
+        elif what == "shoe":
+            if seat is None:
+                section = sec["dealer_curator"]
+            elif dealer:
+                section = sec["dealer_designated"]
+            else:
+                section = sec["curator_accepts"]
+            self._shoe_seat = seat
+            self._curator = None if dealer else seat
+            holder = self._holder(self._curator)
+        else:
+            hand: Hand = "player" if what == "player" else "banker"
+            section = sec["reveal"]
+            self._reveal[hand] = seat
+            holder = self._holder(seat)
+        entry: dict[str, object] = {
+            "type": "offer_closed",
+            "what": what,
+            "holder": holder,
+            "how": how,
+            "section": section,
+        }
+        if dealer:
+            entry["designated_by"] = seat
+        self._record(entry)
+        if what in HANDS and len(self._banker) >= 2:
+            # The hand's cards are on the layout: they go to the new holder.
+            self._hand_to("player" if what == "player" else "banker", section, show)
+
+    def _withdraw_offers(self, reason: str, whats: tuple[str, ...] = OFFERABLE) -> None:
+        for what in whats:
+            if self._offers.pop(what, None) is not None:
+                self._record({"type": "offer_withdrawn", "what": what, "reason": reason})
+
+    def _offer_shoe(self, event: m.CardDrawn) -> None:
+        """545.7(b): the shuffled cards are in the shoe; it is offered from seat one."""
+        if self.game == "baccarat":
+            self._curator = self._shoe_seat = None
+            self._open_offer("shoe", shoe_order(self._seats), self._sec["offer_shoe"])
+
+    def _pass_shoe(self, *, compulsory: bool, section: str) -> None:
+        """The curator gives the shoe up (545.14(a)); it is offered from the seat to the
+        previous curator's right (545.14(b)), the dealer's right if no player had it."""
+        self._record(
+            {
+                "type": "relinquished",
+                "what": "shoe",
+                "seat": self._shoe_seat,
+                "compulsory": compulsory,
+                "section": section,
+            }
+        )
+        previous, self._curator = self._shoe_seat, None
+        order = counterclockwise(self._seats, previous)
+        self._open_offer("shoe", order, self._sec["pass_offer"])
+
+    def _relinquish(self, command: Relinquish) -> None:
+        problem = self._relinquish_problem(command)
+        if problem is not None:
+            self._refuse(command, problem)
+        elif command.what == "shoe":
+            sec = self._sec["pass_ordered"] if command.compulsory else self._sec["pass"]
+            self._pass_shoe(compulsory=command.compulsory, section=sec)
+        else:
+            hand: Hand = "player" if command.what == "player" else "banker"
+            seat = self._reveal[hand]
+            assert seat is not None  # _relinquish_problem refuses a hand nobody holds
+            self._gave_up[hand].add(seat)
+            section = self._sec["reveal"]
+            self._record(
+                {
+                    "type": "relinquished",
+                    "what": hand,
+                    "seat": seat,
+                    "compulsory": command.compulsory,
+                    "section": section,
+                }
+            )
+            # To the right of the previous player, then counterclockwise; a seat that gave
+            # the right up this round is not offered it again.
+            order = counterclockwise(self._seats, seat)
+            self._open_offer(hand, tuple(s for s in order if s not in self._gave_up[hand]), section)
+
+    def _relinquish_problem(self, command: Relinquish) -> Refusal | None:
+        sec = self._sec
+        if command.what == "shoe":
+            if self.game != "baccarat":
+                return Refusal(sec["dealer_deals"], "the dealer deals Midibaccarat: no curator")
+            if self.state != WAGERING:
+                return Refusal(
+                    sec["pass"], "the shoe is passed between rounds, while wagers are taken"
+                )
+            if "shoe" in self._offers:
+                return Refusal(sec["pass_offer"], "the shoe is being offered already")
+            return None
+        if command.what not in HANDS:
+            return Refusal(None, f"{command.what!r} is not shoe, player or banker")
+        hand: Hand = "player" if command.what == "player" else "banker"
+        if self.rules.dealing != "players_reveal":
+            return Refusal(sec["squeeze"], "the dealer turns the cards over at this table")
+        if not self._in_round:
+            why = "no round is being dealt"
+        elif hand in self._offers:
+            why = "it is being offered already"
+        elif self._reveal[hand] is None:
+            why = "no player holds it"
+        else:
+            return None
+        return Refusal(sec["reveal"], f"the right to turn over the {hand} hand: {why}")
+
+    def _answer(self, command: OfferAnswer) -> None:
+        offer = self._offers.get(command.what)
+        if command.what not in OFFERABLE:
+            self._refuse(
+                command, Refusal(None, f"{command.what!r} is not cut, shoe, player or banker")
+            )
+        elif offer is None:
+            self._refuse(command, self._nothing_offered(command.what))
+        elif command.seat != offer.seat:
+            why = f"the {command.what} is offered to seat {offer.seat} now"
+            self._refuse(command, Refusal(offer.section, why))
+        elif command.answer == "decline":
+            self._offers[command.what] = offer.declined()
+            self._offer_next(command.what)
+        elif command.answer == "accept":
+            self._close_offer(command.what, command.seat, "accepted")
+        elif command.answer == "dealer" and command.what == "shoe":
+            self._close_offer("shoe", command.seat, "designated_dealer", dealer=True)
+        else:
+            answers = "accept, decline or dealer" if command.what == "shoe" else "accept or decline"
+            self._refuse(command, Refusal(offer.section, f"answer {answers}"))
+
+    def _nothing_offered(self, what: str) -> Refusal:
+        sec = self._sec
+        if what == "cut":
+            return Refusal(sec["cut"], "the stack is not being offered for the cut")
+        if what == "shoe":
+            if self.game != "baccarat":
+                return Refusal(sec["dealer_deals"], "the dealer deals Midibaccarat: no curator")
+            return Refusal(sec["offer_shoe"], "the shoe is not being offered")
+        return Refusal(sec["reveal"], f"the right to turn over the {what} hand is not offered")
+
+    def _recut(self, command: Recut) -> None:
+        """545.5(e): a floorperson requires a recut after the cut and before the cards go
+        in the shoe; the next person entitled to cut recuts (the dealer, when none is)."""
+        section = self._sec["recut"]
+        if self.state != BURN_DUE:
+            why = (
+                "the cards are in the dealing shoe already"
+                if self.state in IN_PLAY
+                else "no cards are shuffled"
+            )
+            self._refuse(command, Refusal(section, f"no recut: {why}"))
+        elif "cut" in self._offers:
+            self._refuse(command, Refusal(section, "no recut: the cards are not cut yet"))
+        else:
+            self._record({"type": "recut", "section": section})
+            self._open_offer("cut", self._cut_rest, section)

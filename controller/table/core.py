@@ -56,6 +56,7 @@ logging.getLogger("transitions.core").addFilter(_QuietOverride())
 _Item = TypeVar("_Item", m.Event, Command)
 
 HALTED = "halted"
+INTERRUPTED = "interrupted_round"  # a restart found a round in play (controller.recovery)
 STOP_PROMPT = "STOP: CALL THE FLOOR"
 REPAIRS = ("repaired", "replaced")
 
@@ -78,7 +79,9 @@ class Halt:
     """Why play stopped. ``ends_shoe``: the cards in play cannot be trusted, so clearing
     voids the round and ends the shoe. ``needs_card``: the floorperson must enter the
     card the shoe could not read. ``needs_repair``: the floorperson must record the
-    device's repair or replacement (551.16(m))."""
+    device's repair or replacement (551.16(m)). ``seal``: an interrupted round's hole
+    card, sealed and not known after a restart; the floorperson may enter it, checked
+    against the seal (551.8(e)), or clear without it to void the round."""
 
     cause: str
     device: str | None
@@ -87,6 +90,7 @@ class Halt:
     ends_shoe: bool = False
     needs_card: bool = False
     needs_repair: bool = False
+    seal: str | None = None
 
     def entry(self) -> dict[str, object]:
         entry: dict[str, object] = {
@@ -98,6 +102,8 @@ class Halt:
         }
         if self.needs_repair:
             entry["needs_repair"] = True
+        if self.seal is not None:
+            entry["seal"] = self.seal
         return entry
 
 
@@ -202,6 +208,13 @@ class Table(ABC):
         """Whether play stays stopped until a device's repair or replacement is recorded."""
         return any(h.needs_repair for h in self._halts)
 
+    def interrupt(self, halt: Halt, held: Iterable[m.Event] = ()) -> None:
+        """After a restart (``controller.recovery``): stop play for a floorperson over the
+        round the journal shows in play. ``held``: inputs journaled as the table stopped
+        but not acted on yet; they run once the floorperson clears."""
+        self._held.extend(held)
+        self._stop(halt)
+
     def handle(self, item: m.Event | Command) -> None:
         """Take one device event or console command, then whatever it released."""
         if isinstance(item, Command):
@@ -250,6 +263,17 @@ class Table(ABC):
         acts on it. It runs at once, even while play is stopped."""
         return None  # Baccarat's lid and door change nothing in its procedure
 
+    def _entered_problem(self, halt: Halt, token: str) -> Refusal | None:
+        """Why ``token`` is not the sealed card ``halt`` waits for; a game that seals
+        cards checks the seal."""
+        return Refusal("551.8(e)", "this table seals no card a floorperson could enter")
+
+    def _clear_interrupted(self, command: FloorClear, halt: Halt) -> None:
+        """A floorperson cleared a round interrupted by a restart: play goes on from the
+        rebuilt state. A game with sealed cards completes the round with the card
+        entered, or voids it."""
+        return None
+
     def _pending(self) -> bool:
         """Run one piece of work the game deferred; False when there is none."""
         if self._held:
@@ -284,7 +308,9 @@ class Table(ABC):
     def _refuse(self, item: m.Event | Command, refusal: Refusal) -> None:
         what: dict[str, object]
         if isinstance(item, Command):
-            what = {"command": item.name, **item.fields()}
+            # The game's view of the fields: a floorperson's card may be the hole card,
+            # refused or not (551.8(e)).
+            what = {"command": item.name, **self._command_fields(item)}
         else:
             what = {"device": item.device, "event": event_name(item)}
             if item.event_id is not None:
@@ -359,7 +385,9 @@ class Table(ABC):
     def _on_command(self, command: Command) -> None:
         if isinstance(command, FloorClear):
             problem = self._clear_problem(command) if self.state == HALTED else None
-            if problem is not None:
+            if isinstance(problem, Refusal):
+                self._refuse(command, problem)
+            elif problem is not None:
                 self._refuse(command, Refusal(None, problem))
             else:
                 self._fire("floor_clear", command)
@@ -370,20 +398,25 @@ class Table(ABC):
         else:
             self._on_game_command(command)
 
-    def _clear_problem(self, command: FloorClear) -> str | None:
+    def _clear_problem(self, command: FloorClear) -> str | Refusal | None:
         if self._missing:
             lost = ", ".join(sorted(self._missing))
             return f"{lost} not connected: play stays stopped until it is back"
         needs_card = any(h.needs_card for h in self._halts)
         if needs_card and command.card is None:
             return "enter the card the shoe could not read"
+        sealed = next((h for h in self._halts if h.seal is not None), None)
         if command.card is not None:
-            if not needs_card:
+            if not needs_card and sealed is None:
                 return "no unreadable card is waiting to be entered"
             try:
-                card(command.card)
+                token = card(command.card)
             except CardError as exc:
                 return str(exc)
+            if not needs_card and sealed is not None:
+                refusal = self._entered_problem(sealed, token)
+                if refusal is not None:
+                    return refusal
         repair = next((h for h in self._halts if h.needs_repair), None)
         if repair is not None and command.repair not in REPAIRS:
             return (
@@ -438,14 +471,17 @@ class Table(ABC):
 
     def _cleared(self, command: FloorClear) -> None:
         self._record({"type": "floor_clear", "causes": [h.cause for h in self._halts]})
-        if command.card is not None:
+        if command.card is not None and any(h.needs_card for h in self._halts):
             # The floorperson's reading takes the unreadable card's place, ahead of
             # anything held after it.
             token = card(command.card)
             self._held.appendleft(m.CardDrawn(self._shoe, None, token[0], token[1], False))
+        interrupted = next((h for h in self._halts if h.cause == INTERRUPTED), None)
         self._halts.clear()
         if self._prompt_before_halt is not None:
             self._prompt(self._prompt_before_halt)  # what the dealer was doing
+        if interrupted is not None:
+            self._clear_interrupted(command, interrupted)
 
     def _cleared_ending_shoe(self, command: FloorClear) -> None:
         reason = self._causes()

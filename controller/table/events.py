@@ -29,16 +29,23 @@ class Command:
 @dataclass(frozen=True, slots=True)
 class Wager(Command):
     """Set a seat's (a Spanish 21 box's) wager on one bet; an amount of 0 withdraws it
-    (545.8(c), 551.6(d))."""
+    (545.8(c), 551.6(d)). ``player`` names the person wagering, so a table can count
+    one player's boxes (551.14) and who sat out a round (551.6(k)); without it the
+    wager is the box's own player's: a new box's player is named by its number
+    (``"3"``)."""
 
     seat: int
     bet: str
     amount: Decimal | int
+    player: str | None = None
 
     name = "wager"
 
     def fields(self) -> dict[str, object]:
-        return {"seat": self.seat, "bet": self.bet, "amount": self.amount}
+        out: dict[str, object] = {"seat": self.seat, "bet": self.bet, "amount": self.amount}
+        if self.player is not None:
+            out["player"] = self.player
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,15 +107,86 @@ class FloorClear(Command):
 @dataclass(frozen=True, slots=True)
 class Decision(Command):
     """A player's decision on the box's hand in play: ``hit``, ``stand``, ``double``,
-    ``split``, ``surrender`` or ``rescue`` (551.8(f), 551.9, 551.11-551.13)."""
+    ``split``, ``surrender`` or ``rescue`` (551.8(f), 551.9, 551.11-551.13).
+    ``amount``: a double down's wager, at most the hand's original wager (551.11(a));
+    without it the player doubles for the full original wager."""
 
     box: int
     decision: str
+    amount: Decimal | int | None = None
 
     name = "decision"
 
     def fields(self) -> dict[str, object]:
-        return {"box": self.box, "decision": self.decision}
+        out: dict[str, object] = {"box": self.box, "decision": self.decision}
+        if self.amount is not None:
+            out["amount"] = self.amount
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ExposedCard(Command):
+    """Spanish 21: the last card drawn in error was exposed to the players (551.16(d)).
+    It is offered as the next card: to the players in turn, then to the dealer; a
+    player who refuses it (``RefuseCard``) gets no more cards this round, and a card
+    nobody takes goes to the discard rack."""
+
+    name = "exposed_card"
+
+
+@dataclass(frozen=True, slots=True)
+class RefuseCard(Command):
+    """Spanish 21: the player of ``box``, in turn, refuses the exposed card drawn in error
+    (551.16(d)): the box's hands take no more cards this round."""
+
+    box: int
+
+    name = "refuse_card"
+
+    def fields(self) -> dict[str, object]:
+        return {"box": self.box}
+
+
+@dataclass(frozen=True, slots=True)
+class DealerOverdraw(Command):
+    """Spanish 21: the dealer, his hand complete on 17 or more, drew a card for himself
+    by accident after the round: that card goes to the discard rack (551.16(e))."""
+
+    name = "dealer_overdraw"
+
+
+@dataclass(frozen=True, slots=True)
+class MissedCard(Command):
+    """Spanish 21: during the initial deal the dealer passed over a place and dealt on.
+    ``box``: the box, or None for the dealer himself (551.16(f)); ``card``: 1 for the
+    first card of the deal, 2 for the second. A box dealt no card is dead and its
+    wagers returned; a box left with one card gets its second after every other
+    player's second card when its player takes that option (``late``, 551.16(h))."""
+
+    box: int | None
+    card: int
+    late: bool = True
+
+    name = "missed_card"
+
+    def fields(self) -> dict[str, object]:
+        return {"box": self.box, "card": self.card, "late": self.late}
+
+
+@dataclass(frozen=True, slots=True)
+class CardNotDealt(Command):
+    """Spanish 21: the dealer did not deal the card the player of ``box`` requested
+    (551.16(i)). The player's option: ``late`` True, the card after every other
+    player's additional cards, before the hole card is turned; False, the hand is dead
+    and the original wager returned."""
+
+    box: int
+    late: bool
+
+    name = "card_not_dealt"
+
+    def fields(self) -> dict[str, object]:
+        return {"box": self.box, "late": self.late}
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +204,82 @@ class NewDealer(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class PermitWagering(Command):
+    """A floorperson lets a person wager again who was barred for sitting out a round
+    (551.6(k)(1)). ``player`` as in ``Wager``: a box's unnamed player is its number."""
+
+    player: str
+
+    name = "permit_wagering"
+
+    def fields(self) -> dict[str, object]:
+        return {"player": self.player}
+
+
+@dataclass(frozen=True, slots=True)
+class Reshuffle(Command):
+    """A floorperson has the cards reshuffled after a round (551.5(a), (g))."""
+
+    name = "reshuffle"
+
+
+@dataclass(frozen=True, slots=True)
+class CardsSpread(Command):
+    """No gaming activity at an open Spanish 21 table: the dealer takes the cards out of
+    the shoe and the discard rack and spreads them for inspection; they are shuffled
+    (or go into the automated shuffler) before anything is dealt again (551.5(h))."""
+
+    name = "cards_spread"
+
+
+@dataclass(frozen=True, slots=True)
+class Recut(Command):
+    """A floorperson has the cards recut before any card of the shoe is dealt (551.5(f),
+    545.5(e), 543.5(f)); the recut stack goes back in the shoe and its first card is
+    burned (551.8(c), 545.5(f), 543.5(g))."""
+
+    name = "recut"
+
+
+@dataclass(frozen=True, slots=True)
 class InspectReader(Command):
     """The floorperson inspects the card reader device (551.2(e)); the table has the
     reader test itself and records the inspection when the test passes."""
 
     name = "inspect_reader"
+
+
+@dataclass(frozen=True, slots=True)
+class Relinquish(Command):
+    """Baccarat / Midibaccarat: ``what`` is given up, to be offered on: ``"shoe"``, the
+    curator passes the dealing shoe (545.14); ``"player"`` / ``"banker"``, the player
+    who turns over that hand's cards gives the right up (545.15(f), 543.14(f)).
+    ``compulsory``: the dealer or a floorperson requires it (545.14(a)(2), 545.15(f))."""
+
+    what: str
+    compulsory: bool = False
+
+    name = "relinquish"
+
+    def fields(self) -> dict[str, object]:
+        return {"what": self.what, "compulsory": self.compulsory}
+
+
+@dataclass(frozen=True, slots=True)
+class OfferAnswer(Command):
+    """Baccarat / Midibaccarat: the answer of the seat offered ``what`` (``"cut"``,
+    ``"shoe"``, ``"player"``, ``"banker"``): ``"accept"``, ``"decline"`` (also for an
+    empty seat) or, for the shoe, ``"dealer"``: accepted, and the dealer calling the game
+    designated as the curator (545.7(d)(1))."""
+
+    what: str
+    seat: int
+    answer: str
+
+    name = "offer_answer"
+
+    def fields(self) -> dict[str, object]:
+        return {"what": self.what, "seat": self.seat, "answer": self.answer}
 
 
 class Journal(Protocol):
