@@ -25,8 +25,9 @@ $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	@touch $@ $(VENV)/.installed
 
+# ROUNDS=N stops after N rounds; GAME=spanish21 (or midibaccarat) picks the game.
 run: $(VENV)/.installed
-	$(BIN)/tablectl run --simulate $(if $(CARDS),--cards $(CARDS))
+	$(BIN)/tablectl run --simulate $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(GAME),--game $(GAME))
 
 test: lint systemd-tools
 	$(BIN)/pytest

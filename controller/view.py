@@ -1,81 +1,183 @@
-"""A live terminal view of the devices and the cards read, redrawn in place on a TTY
-and written as one line per event otherwise."""
+"""The daemon's live view of the table, built from the table's journal entries only:
+what the table wrote is all it shows, so the hole card is a card back until the
+table's ``reveal`` entry (551.8(e)).
+
+On a terminal (rich): the layout (seats or boxes with their wagers), the cards as
+dealt, the dealer's prompts, each device's health, the last faults and refusals with
+their section, the round count. Anywhere else: one plain line per journal entry,
+``TYPE key=value ...``, which is what tests and log collectors read.
+"""
 
 from __future__ import annotations
 
+import json
+import time
 from collections import deque
+from collections.abc import Mapping
 from typing import TextIO
 
-from drivers import messages as m
+from rich.console import Console, Group
+from rich.live import Live
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
 
-_SUIT = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+CARD_BACK = "▒▒"  # a card dealt face down and not revealed
+REFRESH = 0.1  # seconds between two redraws on a terminal
+NOTES = 6  # the last faults and refusals shown
+_SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+_NOTED = ("halt", "refused", "irregularity", "internal_error", "floor_clear", "shuffle_failed")
+
+
+def plain_line(entry: Mapping[str, object]) -> str:
+    """One journal entry as one line: its type, then its fields as compact JSON values."""
+    fields = " ".join(
+        f"{key}={json.dumps(value, separators=(',', ':'), default=str)}"
+        for key, value in entry.items()
+        if key != "type"
+    )
+    return f"{entry.get('type')} {fields}".rstrip()
+
+
+def _card(value: object) -> Text:
+    if not isinstance(value, str) or len(value) != 2:
+        return Text(CARD_BACK, style="blue")
+    red = value[1] in "HD"
+    return Text(value[0] + _SUITS.get(value[1], value[1]), style="bold red" if red else "bold")
 
 
 class LiveView:
-    def __init__(self, out: TextIO, devices: list[str]) -> None:
+    """Follows the table's journal (``observe`` is a journal watcher) and the devices'
+    health (``health``, kept by the daemon); ``refresh`` from the table's thread."""
+
+    def __init__(
+        self, out: TextIO, title: str, health: Mapping[str, str], *, tty: bool | None = None
+    ) -> None:
         self._out = out
-        self._tty = out.isatty()
-        self._health: dict[str, str] = {name: "connecting" for name in devices}
-        self._cards: deque[str] = deque(maxlen=26)
-        self._count = 0
-        self._notes: deque[str] = deque(maxlen=6)
-        self._drawn_lines = 0
+        self._tty = out.isatty() if tty is None else tty
+        self._title = title
+        self._health = health
+        self.rounds = 0
+        self._round: object = None
+        self._wagers: dict[str, list[str]] = {}  # seat or box -> "bet amount"
+        self._hands: dict[str, list[object]] = {}  # "player", "banker", "dealer", "box 1.1"
+        self._result = ""
+        self._prompt = ""
+        self._notes: deque[str] = deque(maxlen=NOTES)
+        self._state = ""
+        self._live: Live | None = None
+        self._drawn_at = 0.0
 
-    def apply(self, event: m.Event) -> None:
-        name = event.device
-        line: str | None = None
-        if isinstance(event, m.DeviceConnected):
-            ident = f"{event.model} {event.serial} fw {event.firmware_version}"
-            self._health[name] = f"connected  {ident}"
-            line = f"{name}: connected ({event.model}, serial {event.serial})"
-        elif isinstance(event, m.DeviceLost):
-            self._health[name] = f"LOST: {event.reason}"
-            line = f"{name}: lost ({event.reason})"
-        elif isinstance(event, m.DeviceUnavailable):
-            self._health[name] = f"unavailable: {event.reason}"
-            line = f"{name}: unavailable ({event.reason})"
-        elif isinstance(event, m.DeviceRefused):
-            self._health[name] = f"REFUSED: {event.detail}"
-            line = f"{name}: refused ({event.detail})"
-        elif isinstance(event, m.CardDrawn):
-            self._count += 1
-            shown = event.rank + _SUIT[event.suit] + ("*" if event.face_up else "")
-            self._cards.append(shown)
-            line = f"card {self._count}: {event.rank}{event.suit}"
-        elif isinstance(event, m.CutCardSeen):
-            self._cards.append("CUT")
-            line = "cut card"
-        elif isinstance(event, m.ShoeEmpty):
-            line = "shoe empty"
-        elif isinstance(event, m.SelfTestResult):
-            line = f"{name}: self-test {'passed' if event.ok else f'FAILED code {event.code}'}"
-        elif isinstance(event, m.ShuffleCompleted):
-            line = f"{name}: shuffle completed, {event.card_count} cards"
-        elif isinstance(event, m.BatchReady):
-            line = f"{name}: batch ready, {event.card_count} cards"
-        elif isinstance(event, m.CardsLoaded):
-            line = f"{name}: {event.count} cards loaded"
-        else:
-            line = f"{name}: {type(event).__name__}"
-        if self._tty:
-            self._notes.append(line)
-        else:
-            print(line, file=self._out, flush=True)
+    # ------------------------------------------------------------------ input
 
-    def draw(self) -> None:
+    def observe(self, entry: Mapping[str, object]) -> None:
+        kind = entry.get("type")
         if not self._tty:
+            print(plain_line(entry), file=self._out, flush=True)
+        if kind == "wager":
+            self._new_round(entry.get("round"))
+            where = entry.get("box", entry.get("seat"))
+            self._wagers.setdefault(str(where), []).append(
+                f"{entry.get('bet')} {entry.get('amount')}"
+            )
+        elif kind == "dealt":
+            self._new_round(entry.get("round"))
+            self._hands.setdefault(self._hand_name(entry), []).append(entry.get("card"))
+        elif kind == "reveal":
+            dealer = self._hands.get("dealer", [])
+            hidden = [i for i, c in enumerate(dealer) if c is None]
+            if hidden:
+                dealer[hidden[0]] = entry.get("card")
+        elif kind == "round_end":
+            self.rounds += 1
+            self._result = self._outcome(entry)
+        elif kind == "prompt":
+            self._prompt = str(entry.get("text"))
+        elif kind in _NOTED:
+            self._notes.append(self._note(entry))
+
+    def state(self, text: str) -> None:
+        """The table's state line (the daemon's STATUS text)."""
+        self._state = text
+
+    def _new_round(self, number: object) -> None:
+        if number != self._round:
+            self._round = number
+            self._wagers, self._hands, self._result = {}, {}, ""
+
+    @staticmethod
+    def _hand_name(entry: Mapping[str, object]) -> str:
+        to = entry.get("to")
+        if to is None:  # Baccarat: the Player's or the Banker's Hand
+            return str(entry.get("hand"))
+        if to == "dealer":
+            return "dealer"
+        return f"box {to}.{entry.get('hand', 1)}"
+
+    @staticmethod
+    def _outcome(entry: Mapping[str, object]) -> str:
+        if entry.get("void"):
+            return f"round {entry.get('round')} void"
+        if "result" in entry:
+            return f"round {entry.get('round')}: {entry.get('result')} wins"
+        return f"round {entry.get('round')}: dealer {entry.get('dealer_total')}"
+
+    @staticmethod
+    def _note(entry: Mapping[str, object]) -> str:
+        kind = entry.get("type")
+        section = entry.get("section")
+        what = entry.get("reason") or entry.get("detail") or entry.get("cause") or ""
+        if kind == "refused":
+            what = f"{entry.get('command') or entry.get('event')}: {what}"
+        elif kind == "floor_clear":
+            causes = entry.get("causes")
+            what = ", ".join(str(c) for c in causes) if isinstance(causes, list) else ""
+        return f"{kind} {what}" + (f" ({section})" if section else "")
+
+    # ------------------------------------------------------------------ output
+
+    def start(self) -> None:
+        if self._tty:
+            console = Console(file=self._out, force_terminal=True)
+            self._live = Live(self._render(), console=console, auto_refresh=False)
+            self._live.start()
+
+    def refresh(self) -> None:
+        now = time.monotonic()
+        if self._live is None or now - self._drawn_at < REFRESH:
             return
-        lines = ["tablectl — simulated table (Ctrl-C to stop)", ""]
-        lines += [f"  {name:<9} {state}" for name, state in self._health.items()]
-        lines += ["", f"  cards read: {self._count}", "  " + " ".join(self._cards), ""]
-        lines += [f"  {note}" for note in self._notes]
-        if self._drawn_lines:
-            self._out.write(f"\x1b[{self._drawn_lines}F")
-        self._out.write("".join(f"\x1b[2K{line}\n" for line in lines))
-        self._out.flush()
-        self._drawn_lines = len(lines)
+        self._drawn_at = now
+        self._live.update(self._render(), refresh=True)
 
     def finish(self) -> None:
-        if self._tty:
-            self.draw()
-        print(f"stopped after {self._count} cards", file=self._out, flush=True)
+        if self._live is not None:
+            self._live.update(self._render(), refresh=True)
+            self._live.stop()
+            self._live = None
+        print(f"stopped after {self.rounds} rounds", file=self._out, flush=True)
+
+    def _render(self) -> Group:
+        header = Text(f"{self._title} · rounds played {self.rounds}", style="bold")
+        layout = Table(box=None, show_header=True, header_style="dim")
+        layout.add_column("place")
+        layout.add_column("wagers")
+        for where in sorted(self._wagers, key=lambda w: int(w) if w.isdigit() else 0):
+            layout.add_row(where, ", ".join(self._wagers[where]))
+        cards = Table(box=None, show_header=False)
+        cards.add_column("hand")
+        cards.add_column("cards")
+        for hand, dealt in self._hands.items():
+            cards.add_row(hand, Text(" ").join(_card(c) for c in dealt))
+        devices = Table(box=None, show_header=False)
+        for name, health in self._health.items():
+            style = "green" if health == "connected" else "bold red"
+            devices.add_row(name, Text(health, style=style))
+        return Group(
+            header,
+            Text(self._state, style="dim"),
+            Panel(Group(layout, cards, Text(self._result)), title="table"),
+            Panel(Text(self._prompt or "-", style="bold yellow"), title="dealer's prompt"),
+            Panel(devices, title="devices"),
+            Panel(Text("\n".join(self._notes) or "-"), title="faults and refusals"),
+            Text("Ctrl-C stops", style="dim"),
+        )

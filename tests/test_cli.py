@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,21 +20,19 @@ def tablectl(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str
     )
 
 
-def test_simulated_run_reads_cards_from_all_three_devices() -> None:
-    result = tablectl("run", "--simulate", "--cards", "8", "--pace-ms", "20", "--seed", "4")
-    assert result.returncode == 0, result.stderr
-    out = result.stdout
-    for device in ("shoe", "reader", "shuffler"):
-        assert f"{device}: connected" in out
-    assert "reader: self-test passed" in out
-    assert "shuffle completed, 52 cards" in out
-    cards = [line.split(": ")[1] for line in out.splitlines() if line.startswith("card ")]
-    assert len(cards) == 8 and len(set(cards)) == 8
-    assert out.rstrip().endswith("stopped after 8 cards")
-    again = tablectl("run", "--simulate", "--cards", "8", "--pace-ms", "20", "--seed", "4")
-    assert [ln for ln in again.stdout.splitlines() if ln.startswith("card ")] == [
-        ln for ln in out.splitlines() if ln.startswith("card ")
-    ]  # the seed fixes the shuffle
+def test_simulated_run_is_fixed_by_its_seed(tmp_path: Path) -> None:
+    """``run`` without --config is the simulated table; the seed fixes the shoe and the
+    autoplay's wagers, so two runs deal the same rounds."""
+    outs = []
+    for n in range(2):
+        workdir = tmp_path / str(n)
+        result = tablectl(
+            "run", "--game", "spanish21", "--rounds", "2", "--pace-ms", "0", "--seed", "4",
+            "--workdir", str(workdir),
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        outs.append([ln for ln in result.stdout.splitlines() if ln.startswith("round_end ")])
+    assert len(outs[0]) == 2 and outs[0] == outs[1]
 
 
 @pytest.mark.parametrize(
@@ -41,10 +40,13 @@ def test_simulated_run_reads_cards_from_all_three_devices() -> None:
     [
         ((), "the following arguments are required"),
         (("launch",), "invalid choice"),
-        (("run",), "only --simulate"),
-        (("run", "--simulate", "--cards", "0"), "must be at least 1"),
-        (("run", "--simulate", "--cards", "many"), "not a whole number"),
+        (("run", "--simulate", "--rounds", "0"), "must be at least 1"),
+        (("run", "--simulate", "--rounds", "many"), "not a whole number"),
         (("run", "--simulate", "--bogus"), "unrecognized arguments"),
+        (("run", "--game", "poker"), "invalid choice"),
+        (("run", "--config", "table.toml", "--seed", "3"), "--seed is for a simulated table"),
+        (("run", "--simulate", "--pace-ms", "-1"), "--pace-ms must be 0 or more"),
+        (("run", "--config", "/nonexistent/table.toml"), "cannot read the configuration"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str) -> None:
