@@ -92,6 +92,8 @@ def missing_directives(unit: Unit) -> list[tuple[str, str, str]]:
         values = unit.get(section, {}).get(key)
         if key == "DeviceAllow":
             ok = value in effective(values or [])
+        elif key == "SupplementaryGroups":  # a space-separated list, over any lines
+            ok = value in " ".join(effective(values or [])).split()
         elif key == "CapabilityBoundingSet":
             # Present, and nothing left after the last empty assignment: no capabilities.
             ok = values is not None and effective(values) == []
@@ -239,7 +241,7 @@ def test_sysusers_creates_the_user_and_groups_the_unit_runs_as(tmp_path: Path) -
     assert groups[group][2] == gid, "the user's primary group is the unit's Group="
     assert home == f"/var/lib/{setting(unit, 'Service', 'StateDirectory')}"
     assert shell == "/usr/sbin/nologin"
-    for extra in effective(unit["Service"]["SupplementaryGroups"]):
+    for extra in " ".join(effective(unit["Service"]["SupplementaryGroups"])).split():
         assert user in groups[extra][3].split(","), f"{user} not in {extra}"
 
 
