@@ -1593,14 +1593,16 @@ class Spanish21Table(Table):
         hole = self._hole
         if command.card is not None and hole is not None:
             token = parse_card(command.card)
+            entered = self._seals.pop(id(command), None)
+            self._hole_entered = None if entered is None else entered[1]
             if hole.unknown:
                 stand_in = self._dealer[1]
                 self._seen[stand_in] -= 1
                 self._seen[token] += 1
                 self._dealer[1] = token
-                self._hole = replace(hole, unknown=False)
-            entered = self._seals.pop(id(command), None)
-            self._hole_entered = None if entered is None else entered[1]
+                # Known now, unless this is a replay of an entry never released.
+                unknown = self._hole_entered is not None and self._hole_entered.unknown
+                self._hole = replace(hole, unknown=unknown)
             return
         # The peek answer held for after the clear has no round to answer for.
         self._held = deque(e for e in self._held if not isinstance(e, m.PeekResult))

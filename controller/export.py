@@ -1,0 +1,314 @@
+"""``tablectl journal export``: one round, rebuilt from the journal alone for a question
+or dispute (551.8(i), § 635a.7(q); 545.12, 543.12 for the Baccarat games).
+
+Every card of the round in the order it left the shoe, with where it went: a box's
+hand (split hands as the table split them, ruling R6), the dealer, the Player's or
+Banker's Hand, a burn, the discard rack. The hole card shows as sealed until its
+reveal, then as the card the reveal released, checked against its seal. Then the
+wagers, the decisions, and the result as the ``round_end`` line settled it.
+
+    tablectl journal export --round N [--shoe S] [--json | --text] FILE
+
+Errors (no such file, not a journal, no such round) end in one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from controller.journal import APPLICATION_ID, JournalError, Row, verify
+from controller.table.seal import opens
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+class ExportError(Exception):
+    """The round cannot be exported; the message is one line."""
+
+
+def read_rows(path: str | Path) -> list[Row]:
+    """A journal's rows, read-only: an export never writes to the table's record."""
+    p = Path(path)
+    if not p.is_file():
+        raise JournalError(f"{p}: no such journal")
+    try:
+        db = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise JournalError(f"{p}: cannot open the journal: {exc}") from None
+    try:
+        (app,) = db.execute("PRAGMA application_id").fetchone()
+        if app != APPLICATION_ID:
+            raise JournalError(f"{p}: not a tablectl journal")
+        cursor = db.execute("SELECT seq, ts, body FROM rows ORDER BY seq")
+        return [Row(int(seq), str(ts), json.loads(body)) for seq, ts, body in cursor]
+    except (sqlite3.DatabaseError, ValueError) as exc:
+        raise JournalError(f"{p}: the journal is damaged: {exc}") from None
+    finally:
+        db.close()
+
+
+def _shoes(rows: Iterable[Row]) -> Iterable[tuple[int, Row]]:
+    """Each row with the shoe it belongs to (0 before the first shuffle)."""
+    shoe = 0
+    for row in rows:
+        if row.entry.get("type") == "shuffled":
+            shoe = int(row.entry.get("shoe", shoe + 1))
+        yield shoe, row
+
+
+def _window(rows: Sequence[Row], round_no: int, shoe: int | None) -> tuple[int, list[Row]]:
+    """The rows of one round: its wagers through its ``round_end`` (or the journal's end,
+    for a round still in play)."""
+    ends = [
+        s
+        for s, r in _shoes(rows)
+        if r.entry.get("type") == "no_more_bets" and r.entry.get("round") == round_no
+    ]
+    if shoe is None:
+        if not ends:
+            raise ExportError(f"no round {round_no} in the journal")
+        shoe = ends[-1]
+    elif shoe not in ends:
+        raise ExportError(f"no round {round_no} in shoe {shoe}")
+    window: list[Row] = []
+    for s, row in _shoes(rows):
+        e = row.entry
+        if s == shoe and e.get("round") == round_no:
+            window.append(row)
+            if e.get("type") == "round_end":
+                break
+    return shoe, window
+
+
+def _place(e: dict[str, Any]) -> tuple[str, int]:
+    to = e.get("to", e.get("hand"))
+    if isinstance(to, int):
+        return f"box {to}", int(e.get("hand", 1))
+    return str(to), 1
+
+
+def export_round(rows: Sequence[Row], round_no: int, shoe: int | None = None) -> dict[str, Any]:
+    """The round as a dispute needs it, from the journal rows alone."""
+    shoe, window = _window(rows, round_no, shoe)
+    cards: list[dict[str, Any]] = []
+    hands: dict[str, list[list[str | None]]] = {}
+    decisions: list[dict[str, Any]] = []
+    wagers: list[dict[str, Any]] = []
+    seals: dict[str, dict[str, Any]] = {}
+    game: str | None = None
+    result: dict[str, Any] | None = None
+    notes: list[dict[str, Any]] = []
+    for row in window:
+        e = row.entry
+        kind = e.get("type")
+        if kind == "dealt":
+            where, index = _place(e)
+            entry: dict[str, Any] = {"seq": row.seq, "card": e.get("card"), "to": where}
+            if where.startswith("box "):
+                entry["hand"] = index
+            if e.get("sealed"):
+                entry.update(sealed=True, face_up=False)
+                if e.get("seal"):
+                    seals[str(e["seal"])] = entry
+            cards.append(entry)
+            seats = hands.setdefault(where, [[]])
+            while len(seats) < index:
+                seats.append([])
+            seats[index - 1].append(e.get("card"))
+        elif kind == "decision":
+            decisions.append(
+                {
+                    k: e[k]
+                    for k in ("box", "hand", "decision", "amount", "section")
+                    if k in e and e[k] is not None
+                }
+            )
+            if e.get("decision") == "split":
+                seats = hands[f"box {e['box']}"]
+                at = int(e["hand"]) - 1
+                seats.insert(at + 1, [seats[at].pop()])  # ruling R6: right after it
+        elif kind == "wager":
+            wagers.append({k: e[k] for k in ("box", "seat", "bet", "amount", "player") if k in e})
+        elif kind == "burn":
+            cards.append({"seq": row.seq, "card": e.get("card"), "to": "burn"})
+        elif kind in ("discard",) or (kind == "irregularity" and e.get("to") == "discard_rack"):
+            cards.append({"seq": row.seq, "card": e.get("card"), "to": "discard"})
+        elif kind == "reveal":
+            _reveal(row, cards, hands, seals)
+        elif kind == "round_end":
+            game = str(e.get("game"))
+            result = {k: v for k, v in e.items() if k not in ("type",)}
+        elif kind in ("peek", "insurance", "match_the_dealer", "irregularity", "settlement"):
+            notes.append({"seq": row.seq, **e})
+        for opened in e.get("opened") or ():
+            _release(opened, seals)
+    if game is None:
+        game = "baccarat" if any(c["to"] in ("player", "banker") for c in cards) else "spanish21"
+    return {
+        "game": game,
+        "shoe": shoe,
+        "round": round_no,
+        "rows": [window[0].seq, window[-1].seq] if window else [],
+        "wagers": wagers,
+        "cards": cards,
+        "hands": hands,
+        "decisions": decisions,
+        "events": notes,
+        "result": result,
+    }
+
+
+def _reveal(
+    row: Row,
+    cards: list[dict[str, Any]],
+    hands: dict[str, list[list[str | None]]],
+    seals: dict[str, dict[str, Any]],
+) -> None:
+    """The hole card turned over (551.8(h)) or collected (551.8(i)): placed where it was
+    dealt, and checked against its seal."""
+    e = row.entry
+    hole = next((c for c in cards if c.get("sealed") and c["to"] == "dealer"), None)
+    if hole is None:
+        return
+    hole.update(card=e.get("card"), sealed=False, revealed_at=row.seq)
+    dealer = hands.get("dealer", [[]])[0]
+    if None in dealer:
+        dealer[dealer.index(None)] = e.get("card")
+    for opened in e.get("opened") or ():
+        _release(opened, seals)
+
+
+def _release(opened: dict[str, Any], seals: dict[str, dict[str, Any]]) -> None:
+    card = seals.get(str(opened.get("seal")))
+    if card is not None:
+        card["seal_checked"] = opens(
+            str(opened.get("seal")), str(opened.get("nonce")), str(opened.get("card"))
+        ) and card.get("card") in (None, opened.get("card"))
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _money(value: object) -> str:
+    return str(value)
+
+
+def text(report: dict[str, Any], source: str = "") -> str:
+    """The round as a floorperson or an agent reads it."""
+    game = {"spanish21": "Spanish 21", "baccarat": "Baccarat", "midibaccarat": "Midibaccarat"}
+    lines = [
+        f"{game.get(report['game'], report['game'])}: shoe {report['shoe']}, "
+        f"round {report['round']}" + (f" ({source})" if source else ""),
+    ]
+    if report["wagers"]:
+        lines.append("Wagers:")
+        for w in report["wagers"]:
+            who = f"box {w['box']}" if "box" in w else f"seat {w.get('seat')}"
+            lines.append(f"  {who} {w['bet']} {_money(w['amount'])}")
+    lines.append("Cards in dealing order:")
+    for n, c in enumerate(report["cards"], 1):
+        shown = c["card"] if c["card"] is not None else "??"
+        where = c["to"] + (f" hand {c['hand']}" if "hand" in c else "")
+        extra = ""
+        if c.get("sealed"):
+            extra = "  (hole card, sealed: never turned over)"
+        elif "revealed_at" in c:
+            checked = {True: ", seal checked", False: ", SEAL DOES NOT MATCH"}.get(
+                c.get("seal_checked"), ""
+            )
+            extra = f"  (hole card, sealed until row {c['revealed_at']}{checked})"
+        lines.append(f"  {n:3d}. {shown:3s} {where}{extra}")
+    if report["decisions"]:
+        lines.append("Decisions:")
+        for d in report["decisions"]:
+            amount = f" {_money(d['amount'])}" if "amount" in d else ""
+            lines.append(f"  box {d['box']} hand {d['hand']}: {d['decision']}{amount}")
+    lines.append("Hands:")
+    for where, seats in report["hands"].items():
+        for i, seat in enumerate(seats, 1):
+            name = where + (f" hand {i}" if len(seats) > 1 else "")
+            lines.append(f"  {name}: " + " ".join(c if c else "??" for c in seat))
+    res = report["result"]
+    if res is None:
+        lines.append("Result: none recorded (the round was in play when the journal ends)")
+    elif res.get("void"):
+        lines.append(f"Result: VOID ({res.get('reason')}); returned: {res.get('returned')}")
+    else:
+        if "dealer_total" in res:
+            lines.append(f"Result: dealer {res['dealer_total']}")
+        else:
+            lines.append("Result:")
+        for box, b in sorted((res.get("boxes") or {}).items()):
+            for i, h in enumerate(b.get("hands", []), 1):
+                lines.append(
+                    f"  box {box} hand {i}: {h.get('total')} {h.get('outcome')} "
+                    f"{_money(h.get('net'))}"
+                )
+        for hand in ("player", "banker"):
+            if hand in res:
+                lines.append(f"  {hand}: {' '.join(res[hand])} ({res.get(hand + '_total')})")
+        if "result" in res:
+            lines.append(f"  result: {res['result']}")
+        for seat, b in sorted((res.get("seats") or {}).items()):
+            lines.append(f"  seat {seat}: {_money(b.get('net'))}")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- command
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.ArgumentParser:
+    """``export`` under ``tablectl journal``."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "export", help="rebuild one round's hands from the journal, for a dispute"
+    )
+    parser.add_argument("--round", type=int, required=True, metavar="N", dest="round_no")
+    parser.add_argument("--shoe", type=int, metavar="S", help="default: the last with round N")
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_const", const="json", dest="form")
+    form.add_argument("--text", action="store_const", const="text", dest="form")
+    parser.add_argument("file", help="the journal (an SQLite file)")
+    return parser
+
+
+def run(args: argparse.Namespace, out: Any = None) -> int:
+    """Print the round; one line on stderr and exit 2 when it cannot be had."""
+    out = out or sys.stdout
+    try:
+        rows = read_rows(args.file)
+        report = export_round(rows, args.round_no, args.shoe)
+        verdict = verify(args.file)
+    except (JournalError, ExportError) as exc:
+        print(f"tablectl: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    report["journal"] = {
+        "file": str(args.file),
+        "chain": "intact" if verdict.ok else list(verdict.problems),
+    }
+    if args.form == "json":
+        out.write(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    else:
+        out.write(text(report, str(args.file)))
+        if not verdict.ok:
+            out.write("Journal chain: " + "; ".join(verdict.problems) + "\n")
+    return EXIT_OK
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def main_export(argv: Sequence[str] | None = None) -> int:
+    """``tablectl journal export`` on its own (the cli calls ``add_parser`` / ``run``)."""
+    parser = _Parser(prog="tablectl journal")
+    sub = parser.add_subparsers(dest="journal_command", required=True, parser_class=_Parser)
+    add_parser(sub)
+    return run(parser.parse_args(argv))
