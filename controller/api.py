@@ -490,6 +490,7 @@ class ApiServer:
         self._next_conn = 1
         self._next_ticket = 1
         self._last_seq: int | None = None  # the last entry handed to subscribers
+        self._status: dict[str, object] | None = None  # the table's, as last set
         self._inbound: deque[_Out] = deque()
         self._wake_pending = False
         self._window: _Window | None = None
@@ -620,6 +621,11 @@ class ApiServer:
             )
         self._inbound.append(_Out(None, seq, data))
         self._wake()
+
+    def set_status(self, status: Mapping[str, object]) -> None:
+        """The table's state as a ``status`` request answers it (JSON values, never a
+        card). Called by the table's thread; the API's thread only reads the snapshot."""
+        self._status = dict(status)
 
     @contextlib.contextmanager
     def handling(self, ticket: Ticket) -> Iterator[None]:
@@ -790,9 +796,11 @@ class ApiServer:
 
     def _dispatch(self, conn: _Conn, request: dict[str, object]) -> dict[str, object]:
         op = request.get("op")
-        if op not in ("hello", "subscribe", "command"):
+        if op not in ("hello", "subscribe", "status", "command"):
             raise _Refused(
-                "bad_request", 'op must be "hello", "subscribe" or "command"', field="op"
+                "bad_request",
+                'op must be "hello", "subscribe", "status" or "command"',
+                field="op",
             )
         allowed = {"v", "id", "op", "name", "args"} if op == "command" else {"v", "id", "op"}
         for key in request:
@@ -805,6 +813,8 @@ class ApiServer:
                 conn.subscribed = True
                 self._subscribers[conn.number] = conn
             return {"type": "subscribed", "last_seq": self._last_seq}
+        if op == "status":
+            return {"type": "status", "last_seq": self._last_seq, "table": self._status}
         return self._command(conn, request)
 
     def _hello(self, conn: _Conn) -> dict[str, object]:

@@ -1,5 +1,6 @@
-"""The ``tablectl`` command line: ``run`` (the daemon, controller/daemon.py), ``bench``,
-``analyze`` and ``journal verify``."""
+"""The ``tablectl`` command line: ``run`` (the daemon, controller/daemon.py), the
+console's ``status``, ``events`` and ``send`` (controller/client.py), ``bench``,
+``analyze``, ``journal verify`` and ``journal export``. Exit codes: docs/cli.md."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from typing import NoReturn
 
 import structlog
 
-from controller import analyze, bench, daemon
+from controller import analyze, bench, client, daemon, export
 from controller.journal import JournalError, verify
 
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
+EXIT_INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     daemon.add_arguments(run, _positive)
     run.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])
+    client.add_parsers(sub)
     analyze.add_parser(sub)
     bench.add_parser(sub)
     journal_cmd = sub.add_parser("journal", help="check or read a table's journal")
@@ -72,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         "verify", help="recompute the hash chain: name every edited, removed or moved row"
     )
     verify_cmd.add_argument("file", help="the journal (an SQLite file)")
+    export.add_parser(journal_sub)
     return parser
 
 
@@ -79,11 +83,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     configure_logging(getattr(args, "log_level", "warning"))
+    try:
+        return _dispatch(parser, args)
+    except KeyboardInterrupt:  # ``run`` and ``events`` handle it; elsewhere no traceback
+        print("tablectl: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == "analyze":
         return analyze.run(args)
     if args.command == "bench":
         return bench.run(args)
+    if args.command in client.COMMANDS:
+        return client.run(args)
     if args.command == "journal":
+        if args.journal_command == "export":
+            return export.run(args)
         return journal_verify(args.file)
     if args.command == "run":
         try:

@@ -403,6 +403,7 @@ class _Daemon:
             if self._done():
                 return self._stop("rounds played")
             self._status(self._state())
+            self.api.set_status(self._snapshot())
             view.refresh()
             due = watchdog is not None and time.monotonic() >= next_ping
             if due and self._healthy():
@@ -480,6 +481,20 @@ class _Daemon:
             f"{table.state}, shoe {table.shoe_number} round {table.round}, "
             f"{self.journal.counts['round_end']} rounds played; {devices}"
         )
+
+    def _snapshot(self) -> dict[str, object]:
+        """What ``tablectl status`` shows (the API's ``status`` reply): never a card."""
+        table = self.table
+        return {
+            "id": self.config.table.id,
+            "game": self.config.table.game,
+            "ready": self.ready,
+            "state": str(table.state),
+            "shoe": table.shoe_number,
+            "round": table.round,
+            "rounds_played": self.journal.counts["round_end"],
+            "devices": dict(self.health),
+        }
 
     def _connecting(self) -> str:
         waiting = [name for name, health in self.health.items() if health != "connected"]

@@ -495,6 +495,23 @@ def subscribe(client: Client) -> dict[str, Any]:
     return reply
 
 
+def test_status_answers_the_tables_last_snapshot_on_every_socket(rig: Rig) -> None:
+    """``status`` is read-only: it answers what the table's thread last set, and the
+    last entry streamed, and submits nothing."""
+    client = rig.client("events")
+    reply = client.request({"v": 1, "id": 7, "op": "status"})
+    assert reply == {"v": 1, "id": 7, "type": "status", "last_seq": None, "table": None}
+    rig.server.set_status({"state": "wagering", "devices": {"shoe": "connected"}})
+    rig.server.publish(1, {"type": "prompt"})
+    wait_for(lambda: client.request({"v": 1, "op": "status"})["last_seq"] == 1, "the entry")
+    for name in ("dealer", "floor", "events"):
+        reply = rig.client(name).request({"v": 1, "op": "status"})
+        assert reply["table"] == {"state": "wagering", "devices": {"shoe": "connected"}}
+    assert rig.submitted == []
+    error = client.request({"v": 1, "op": "status", "name": "x"})
+    assert (error["code"], error["field"]) == ("bad_request", "name")
+
+
 def test_subscribers_get_every_entry_in_journal_order(rig: Rig) -> None:
     first, second = rig.client("events"), rig.client("dealer")
     assert subscribe(first)["last_seq"] is None
