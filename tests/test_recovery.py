@@ -482,3 +482,24 @@ def test_a_baccarat_hand_interrupted_mid_deal_is_completed_from_the_journal(
     assert [(e["void"], e.get("result"), e.get("player"), e.get("banker")) for e in got] == [
         (e["void"], e.get("result"), e.get("player"), e.get("banker")) for e in want
     ]
+
+
+def test_driver_positions_pick_up_after_the_last_journaled_event() -> None:
+    from controller.journal import Row
+    from controller.recovery import driver_positions
+
+    entries = [
+        {"type": "device", "device": "shoe", "event": "device_connected", "serial": "S1"},
+        {"type": "device", "device": "shoe", "event": "card_drawn", "event_id": 7},
+        {"type": "device", "device": "shoe", "event": "card_drawn", "event_id": 8},
+        {"type": "command", "command": "no_more_bets"},
+        {"type": "device", "device": "reader", "event": "device_connected", "serial": "R1"},
+        {"type": "device", "device": "reader", "event": "self_test_result", "event_id": 3},
+        # The shuffler was swapped for another unit: its ids are its own.
+        {"type": "device", "device": "shuffler", "event": "device_connected", "serial": "F1"},
+        {"type": "device", "device": "shuffler", "event": "batch_ready", "event_id": 90},
+        {"type": "device", "device": "shuffler", "event": "device_connected", "serial": "F2"},
+        {"type": "device", "device": "shuffler", "event": "batch_ready", "event_id": 2},
+    ]
+    rows = [Row(n, "t", e) for n, e in enumerate(entries, start=1)]
+    assert driver_positions(rows) == {"shoe": ("S1", 8), "reader": ("R1", 3), "shuffler": ("F2", 2)}
