@@ -1256,7 +1256,8 @@ class _Spanish21Dealer:
         self.misused_round = 0
 
     def start(self) -> None:
-        self.command(InspectReader())  # 551.2(e): the floorperson, at the start of the day
+        if self.table.need is not Need.FLOOR:  # a table resumed on a stopped round waits
+            self.command(InspectReader())  # 551.2(e): the floorperson, at the start of day
 
     def ten_added(self) -> None:
         """A ten the dealer will find next in the shoe: it is in his hands' count."""

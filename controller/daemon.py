@@ -35,7 +35,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TextIO
@@ -55,12 +55,14 @@ from controller.config import (
     simulation_config,
 )
 from controller.devices_adapter import TableDevices
-from controller.journal import JournalError, SqliteJournal
+from controller.journal import JournalError, Row, SqliteJournal
 from controller.observed_journal import ObservedJournal
+from controller.recovery import RecoveryError, driver_positions, resume
 from controller.rules.spanish21 import Spanish21Rules
 from controller.sdnotify import Notifier, NotifyEnvError
 from controller.table.baccarat import BaccaratTable
-from controller.table.events import Command
+from controller.table.events import Command, Journal, ReaderDevices
+from controller.table.seal import KEY_BYTES, Sealer
 from controller.table.spanish21 import Spanish21Table
 from controller.view import LiveView
 from drivers import messages as m
@@ -164,11 +166,25 @@ class Options:
     workdir: str | None  # the simulated table's files; None: a temporary directory
 
 
-def _restore(journal: SqliteJournal, table: Table) -> None:
-    """The crash-recovery hook, called once the table is built and before any device
-    event reaches it: replaying ``journal`` into ``table`` (and leaving it halted on
-    an interrupted round) belongs to controller/recovery.py, which is being written.
-    Until it lands the table starts fresh over the journal it appends to."""
+def sealing_key(journal_path: str) -> bytes:
+    """The key that seals the hole card in the journal (controller/table/seal.py), kept
+    beside the journal and readable by the daemon alone: with it a restarted daemon
+    checks the hole card a floorperson enters against the sealed record. Created on
+    first use."""
+    path = Path(journal_path).with_suffix(".sealkey")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        key = bytes.fromhex(path.read_text(encoding="ascii").strip())
+        if len(key) < KEY_BYTES:
+            raise JournalError(f"{path}: not a sealing key") from None
+        return key
+    key = secrets.token_bytes(KEY_BYTES)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(key.hex() + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+    return key
 
 
 def run(options: Options, out: TextIO) -> int:
@@ -194,7 +210,14 @@ def run(options: Options, out: TextIO) -> int:
                 return _Daemon(config, options, notifier, inbox, out, workdir, cleanup).run()
             except ConfigError as exc:  # the key files, read again when the devices start
                 return _error(str(exc), EXIT_USAGE)
-            except (TablectlError, JournalError, SimError, bench.BenchError, OSError) as exc:
+            except (
+                TablectlError,
+                JournalError,
+                RecoveryError,
+                SimError,
+                bench.BenchError,
+                OSError,
+            ) as exc:
                 return _error(str(exc), EXIT_FAILURE)
     finally:
         for signum, handler in previous.items():
@@ -294,11 +317,15 @@ class _Daemon:
         self.api = api
         self.journal = journal = PublishingJournal(journal_file, api)
         sims = self._simulators()
-        drivers = self._drivers(sims)
+        # What the journal already holds: the table is rebuilt from it and each driver
+        # picks up after the last event journaled for its device (controller/recovery).
+        rows = list(journal_file.rows())
+        # Simulators are started afresh, their event ids from 1: only real devices,
+        # which keep their unacknowledged events, are picked up where they were.
+        drivers = self._drivers(sims, {} if sims else driver_positions(rows))
         self.drivers = drivers
         self.health.update({name: "connecting" for name in drivers})
-        self.table = table = self._table(drivers)
-        _restore(journal_file, table)
+        self.table = table = self._table(drivers, rows)
         if sims:
             assert self.scenario is not None  # built with the simulators
             self.console = bench.dealer_console(self.scenario, table, journal, sims, drivers)
@@ -350,7 +377,9 @@ class _Daemon:
         log.info("simulators_started", seed=seed, devices=sorted(sims))
         return sims
 
-    def _drivers(self, sims: Mapping[str, SimProcess]) -> dict[str, DeviceDriver]:
+    def _drivers(
+        self, sims: Mapping[str, SimProcess], positions: Mapping[str, tuple[str, int]]
+    ) -> dict[str, DeviceDriver]:
         keys = self.config.load_keys()
         devices = self.config.devices
         # The simulated reader is reached through pyusb, on the simulator's backend.
@@ -369,21 +398,40 @@ class _Daemon:
                 self.inbox,
                 device.approved_firmware,
                 config=devices.driver_config(),
+                resume=positions.get(name),
             )
         return drivers
 
-    def _table(self, drivers: Mapping[str, DeviceDriver]) -> Table:
+    def _table(self, drivers: Mapping[str, DeviceDriver], rows: Sequence[Row]) -> Table:
+        """The table, rebuilt from the journal's ``rows`` when it has any: then it comes
+        back stopped for a floorperson if a round was in play (controller/recovery)."""
         shoe = drivers["shoe"]
         assert isinstance(shoe, ShoeDriver)  # DRIVERS picks it by kind
         rules = self.config.rules
+        make: Callable[[Journal, ReaderDevices], Table]
         if isinstance(rules, Spanish21Rules):
             reader = drivers["reader"]
             assert isinstance(reader, ReaderDriver)
             devices = TableDevices(drivers, shoe, reader)
-            return Spanish21Table(
-                rules, self.journal, devices, gaming_day=self.config.table.gaming_day
-            )
-        return BaccaratTable(rules, self.journal, TableDevices(drivers, shoe))
+            sealer = Sealer(sealing_key(self.config.journal.path))
+            spanish = rules
+
+            def make(journal: Journal, devs: ReaderDevices) -> Table:
+                day = self.config.table.gaming_day
+                return Spanish21Table(spanish, journal, devs, gaming_day=day, sealer=sealer)
+
+        else:
+            devices = TableDevices(drivers, shoe)
+            baccarat = rules
+
+            def make(journal: Journal, devs: ReaderDevices) -> Table:
+                return BaccaratTable(baccarat, journal, devs)
+
+        if not rows:
+            return make(self.journal, devices)
+        table, interrupted = resume(rows, make, journal=self.journal, devices=devices)
+        log.info("daemon_resumed", rows=len(rows), interrupted=interrupted is not None)
+        return table
 
     # ------------------------------------------------------------------ the table's thread
 

@@ -93,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--log-level", choices=("debug", "info", "warning", "error"), default="info"
     )
+    common.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="stop when standard input reaches its end (the parent holds a pipe's other end)",
+    )
 
     parser = _Parser(prog=PROG, description="Simulated table-device firmware on a pty.")
     sub = parser.add_subparsers(dest="kind", required=True, metavar="{shoe,reader,shuffler}")
@@ -211,7 +216,12 @@ def build(args: argparse.Namespace) -> Simulator:
         )
     control = args.control or args.link + ".control"
     return Simulator(
-        firmware, wire, link_path=args.link, control_path=control, trace_path=args.trace_writes
+        firmware,
+        wire,
+        link_path=args.link,
+        control_path=control,
+        trace_path=args.trace_writes,
+        parent_fd=0 if args.exit_with_parent else None,
     )
 
 

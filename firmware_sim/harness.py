@@ -8,6 +8,7 @@ with SimProcess("shoe", tmp_path, key, ["--cards", "AS KD"]) as sim:
 
 from __future__ import annotations
 
+import os
 import queue
 import signal
 import subprocess
@@ -58,6 +59,7 @@ class SimProcess:
         self.process: subprocess.Popen[bytes] | None = None
         self._control: SimControl | None = None
         self._files: list[IO[bytes]] = []
+        self._parent_w: int | None = None  # the simulator's stdin pipe (--exit-with-parent)
         self._write_key()
 
     def _write_key(self) -> None:
@@ -100,7 +102,14 @@ class SimProcess:
         out = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps writing after return
         err = open(self.stderr_path, "wb")  # noqa: SIM115
         self._files = [out, err]
-        self.process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        # The simulator stops when this pipe ends: when we stop it, or die.
+        parent_r, self._parent_w = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                [*cmd, "--exit-with-parent"], stdin=parent_r, stdout=out, stderr=err
+            )
+        finally:
+            os.close(parent_r)
         deadline = time.monotonic() + timeout
         while True:
             rc = self.process.poll()
@@ -175,6 +184,9 @@ class SimProcess:
         for fh in self._files:
             fh.close()
         self._files = []
+        if self._parent_w is not None:
+            os.close(self._parent_w)
+            self._parent_w = None
 
     def __enter__(self) -> SimProcess:
         if self.process is None:

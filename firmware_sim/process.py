@@ -126,9 +126,13 @@ class Simulator:
         link_path: str,
         control_path: str,
         trace_path: str | None = None,
+        parent_fd: int | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.firmware = firmware
+        # A pipe from the parent that it never writes to: its end (EOF) means the parent
+        # is gone, even killed outright, and the simulator must not outlive it.
+        self._parent_fd = parent_fd
         self.endpoint = firmware.endpoint
         self.wire = wire
         self.link_path = link_path
@@ -193,6 +197,8 @@ class Simulator:
         now = self._clock()
         master = self.pty.master if self.pty is not None else None
         readers = [self._wake_r, *self.control.read_fds()]
+        if self._parent_fd is not None:
+            readers.append(self._parent_fd)
         writers = self.control.write_fds()
         if master is not None:
             readers.append(master)
@@ -203,11 +209,16 @@ class Simulator:
         if self._wake_r in readable:
             with contextlib.suppress(BlockingIOError):
                 os.read(self._wake_r, 64)
+        parent = self._parent_fd
+        if parent is not None and parent in readable and not os.read(parent, 64):
+            log.info("sim_parent_gone")
+            self._stopping = True
+            return
         # The port first: a control command (unplug) may close it.
         if master is not None and master in readable:
             self._read_port(master)
         for fd in readable:
-            if fd not in (master, self._wake_r):
+            if fd not in (master, self._wake_r, self._parent_fd):
                 self.control.on_readable(fd)
         for fd in writable:
             if fd != master:

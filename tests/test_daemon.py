@@ -302,3 +302,58 @@ def test_bad_notify_environment_is_one_line(
     lines = err.strip().splitlines()
     assert len(lines) == 1 and variable in lines[0]
     assert not (tmp_path / "journal.db").exists()
+
+
+def _journal_now(path: Path) -> list[dict[str, Any]]:
+    """The journal as another process sees it while the daemon writes (read-only)."""
+    if not path.exists():
+        return []
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [json.loads(body) for (body,) in db.execute("SELECT body FROM rows ORDER BY seq")]
+    except sqlite3.OperationalError:
+        return []  # the schema is not written yet
+    finally:
+        db.close()
+
+
+def _in_round(entries: list[dict[str, Any]]) -> bool:
+    """A round has cards on the layout and has not ended."""
+    last_end = max((i for i, e in enumerate(entries) if e["type"] == "round_end"), default=-1)
+    return any(e["type"] == "dealt" for e in entries[last_end + 1 :])
+
+
+@pytest.mark.parametrize("game", ["spanish21", "baccarat"])
+def test_killed_mid_round_it_comes_back_stopped_on_the_round_and_loses_nothing(
+    tmp_path: Path, game: str
+) -> None:
+    journal = tmp_path / "journal.db"
+    args = ("--simulate", "--game", game, "--seed", "7", "--workdir", str(tmp_path))
+    proc = daemon(*args, "--pace-ms", "30")
+    try:
+        deadline = time.monotonic() + 30
+        while not (_in_round(entries := _journal_now(journal)) and len(entries) > 40):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
+            time.sleep(0.01)
+    finally:
+        proc.kill()  # SIGKILL: no chance to stop cleanly
+        proc.wait()
+    before = rows(journal)
+    assert verify(journal).ok
+    # Start again: the table is rebuilt from the journal and stops on the round.
+    code, _, err = finish(daemon(*args, "--pace-ms", "0", "--rounds", "2"), timeout=60)
+    assert code == 0, err
+    after = rows(journal)
+    assert after[: len(before)] == before, "nothing journaled is lost or rewritten"
+    assert verify(journal).ok
+    added = [entry for _, _, entry in after[len(before) :]]
+    (resumed,) = [e for e in added if e["type"] == "resumed"]
+    interrupted = resumed["interrupted"]
+    assert interrupted is not None and interrupted["round"] >= 1
+    kinds = [e["type"] for e in added]
+    # Play waits for a floorperson, whose clear comes before any new card is dealt.
+    clear = next(i for i, e in enumerate(added) if e.get("command") == "floor_clear")
+    first_card = next(i for i, e in enumerate(added) if e["type"] == "dealt")
+    assert clear < first_card
+    assert kinds.count("round_end") >= 2
+    assert "Traceback" not in err
