@@ -371,7 +371,9 @@ class _Daemon:
         try:
             for sim in sims.values():
                 self.cleanup.callback(sim.stop)
-                sim.start()
+                sim.spawn()  # all at once: each takes a Python start-up
+            for sim in sims.values():
+                sim.wait_ready()
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         log.info("simulators_started", seed=seed, devices=sorted(sims))
@@ -467,7 +469,10 @@ class _Daemon:
         if self.console is not None and self.ready:
             if self.console.polling:
                 wait = min(wait, bench.POLL_INTERVAL)
-            wait = min(wait, max(0.0, self.next_step - now))
+            if self.options.pace_ms:
+                wait = min(wait, max(0.0, self.next_step - now))
+            # At pace 0 the console has just done all it could (``_play``): the next
+            # thing it needs is an event, so the loop sleeps on the queue, not spins.
         return wait
 
     def _handle(self, item: m.Event | tuple[Command, Ticket]) -> None:

@@ -83,6 +83,12 @@ class SimProcess:
 
     def start(self, timeout: float = 10.0) -> SimProcess:
         """Spawn the simulator; return once its port exists and its control socket answers."""
+        self.spawn()
+        return self.wait_ready(timeout)
+
+    def spawn(self) -> None:
+        """Start the simulator's process without waiting for it (``wait_ready``), so that
+        several can come up at once."""
         if self.process is not None and self.process.poll() is None:
             raise SimError(f"{self.name} simulator is already running")
         self._close_files()
@@ -110,6 +116,11 @@ class SimProcess:
             )
         finally:
             os.close(parent_r)
+
+    def wait_ready(self, timeout: float = 10.0) -> SimProcess:
+        """Return once the spawned simulator's port exists and its control socket answers."""
+        if self.process is None:
+            raise SimError(f"{self.name} simulator was never started")
         deadline = time.monotonic() + timeout
         while True:
             rc = self.process.poll()
