@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.journal import APPLICATION_ID, JournalError, Row, verify
+from controller.journal import JournalError, Row, open_read_only, verify
 from controller.table.seal import opens
 
 EXIT_OK = 0
@@ -36,16 +36,8 @@ class ExportError(Exception):
 def read_rows(path: str | Path) -> list[Row]:
     """A journal's rows, read-only: an export never writes to the table's record."""
     p = Path(path)
-    if not p.is_file():
-        raise JournalError(f"{p}: no such journal")
+    db = open_read_only(p)
     try:
-        db = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise JournalError(f"{p}: cannot open the journal: {exc}") from None
-    try:
-        (app,) = db.execute("PRAGMA application_id").fetchone()
-        if app != APPLICATION_ID:
-            raise JournalError(f"{p}: not a tablectl journal")
         cursor = db.execute("SELECT seq, ts, body FROM rows ORDER BY seq")
         return [Row(int(seq), str(ts), json.loads(body)) for seq, ts, body in cursor]
     except (sqlite3.DatabaseError, ValueError) as exc:

@@ -200,8 +200,9 @@ def _written_as(seq: int, ts: str, prev: str, body: str, stored: str) -> int | N
     return None
 
 
-def verify(path: str | os.PathLike[str]) -> Verdict:
-    """Recompute the whole chain: every edited, removed or reordered row is named."""
+def open_read_only(path: str | os.PathLike[str]) -> sqlite3.Connection:
+    """A journal opened read-only, for tools that must never write to the table's record:
+    JournalError (one line) when it is missing, unreadable or not a tablectl journal."""
     p = Path(path)
     if not p.is_file():
         raise JournalError(f"{p}: no such journal")
@@ -209,12 +210,24 @@ def verify(path: str | os.PathLike[str]) -> Verdict:
         db = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise JournalError(f"{p}: cannot open the journal: {exc}") from None
+    try:
+        (app,) = db.execute("PRAGMA application_id").fetchone()
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise JournalError(f"{p}: the journal is damaged: {exc}") from None
+    if app != APPLICATION_ID:
+        db.close()
+        raise JournalError(f"{p}: not a tablectl journal")
+    return db
+
+
+def verify(path: str | os.PathLike[str]) -> Verdict:
+    """Recompute the whole chain: every edited, removed or reordered row is named."""
+    p = Path(path)
+    db = open_read_only(p)
     problems: list[str] = []
     count = 0
     try:
-        (app,) = db.execute("PRAGMA application_id").fetchone()
-        if app != APPLICATION_ID:
-            raise JournalError(f"{p}: not a tablectl journal")
         expected_seq, prev = 1, GENESIS
         for seq, ts, body, stored_prev, stored_hash in db.execute(
             "SELECT seq, ts, body, prev, hash FROM rows ORDER BY seq"
