@@ -175,7 +175,10 @@ def sealing_key(journal_path: str) -> bytes:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        key = bytes.fromhex(path.read_text(encoding="ascii").strip())
+        try:
+            key = bytes.fromhex(path.read_text(encoding="ascii").strip())
+        except (ValueError, UnicodeDecodeError):
+            key = b""
         if len(key) < KEY_BYTES:
             raise JournalError(f"{path}: not a sealing key") from None
         return key

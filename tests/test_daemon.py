@@ -357,3 +357,22 @@ def test_killed_mid_round_it_comes_back_stopped_on_the_round_and_loses_nothing(
     assert clear < first_card
     assert kinds.count("round_end") >= 2
     assert "Traceback" not in err
+
+
+def test_the_sealing_key_is_made_once_beside_the_journal_for_the_daemon_alone(
+    tmp_path: Path,
+) -> None:
+    from controller.daemon import sealing_key
+    from controller.journal import JournalError
+
+    journal = tmp_path / "journal.db"
+    key = sealing_key(str(journal))
+    path = tmp_path / "journal.sealkey"
+    assert len(key) == 32 and path.stat().st_mode & 0o777 == 0o600
+    assert sealing_key(str(journal)) == key, "the same key after a restart"
+    path.write_text("abcd\n")
+    with pytest.raises(JournalError, match="not a sealing key"):
+        sealing_key(str(journal))
+    path.write_text("not hex at all\n")
+    with pytest.raises(JournalError, match="not a sealing key"):
+        sealing_key(str(journal))
