@@ -397,3 +397,53 @@ def test_the_watchdog_check_fails_on_a_stalled_queue_or_an_unwritable_journal() 
     assert check(0.1, True)
     assert not check(d.STALLED_AFTER + 1, True)
     assert not check(0.1, False)
+
+
+def test_a_configured_table_opens_the_devices_its_file_names(
+    tmp_path: Path, notify: NotifySocket
+) -> None:
+    # The production path, `tablectl run --config FILE`, against simulated devices on
+    # real ptys named in the file (as udev's /dev/tablectl/* symlinks would be).
+    import secrets
+
+    from firmware_sim.harness import SimProcess
+
+    work = tmp_path / "devices"
+    work.mkdir()
+    key = secrets.token_bytes(32)
+    shoe = SimProcess("shoe", work, key, ["--pace", "manual", "--decks", "8"])
+    shuffler = SimProcess("shuffler", work, key, ["--decks", "8"])
+    # Dealer and floor sockets need groups of their own (docs/config.md): two that exist.
+    import grp
+
+    groups = sorted({g.gr_gid for g in grp.getgrall()})[:3]
+    devices = "".join(
+        f'[devices.{sim.name}]\npath = "{sim.link_path}"\nkey_file = "{sim.key_path}"\n'
+        f'approved_firmware = ["{sim.firmware_hash.hex()}"]\n'
+        for sim in (shoe, shuffler)
+    )
+    config = tmp_path / "table.toml"
+    config.write_text(
+        '[table]\nid = "bac-07"\ngame = "baccarat"\n[devices]\n'
+        + devices
+        + f'[journal]\npath = "{tmp_path / "journal.db"}"\n'
+        + f'[api]\nruntime_dir = "{tmp_path}"\n'
+        + "".join(
+            f"[api.{s}]\ngroup = {g}\n"
+            for s, g in zip(("dealer", "floor", "events"), groups, strict=True)
+        )
+    )
+    with shoe, shuffler:
+        proc = daemon("--config", str(config), env={"NOTIFY_SOCKET": str(notify.path)})
+        try:
+            notify.wait_for("READY=1")
+            assert (tmp_path / "dealer.sock").exists() and (tmp_path / "floor.sock").exists()
+        finally:
+            proc.send_signal(signal.SIGTERM)
+        code, _, err = finish(proc)
+    assert code == 0, err
+    notify.wait_for("STOPPING=1")
+    entries = [entry for _, _, entry in rows(tmp_path / "journal.db")]
+    connected = {e["device"] for e in entries if e.get("event") == "device_connected"}
+    assert connected == {"shoe", "shuffler"}
+    assert verify(tmp_path / "journal.db").ok
