@@ -763,6 +763,12 @@ def _json_value(value: object) -> object:
 # --------------------------------------------------------------------------- the run
 
 
+def clear_as_the_floorperson(table: BaccaratTable | Spanish21Table) -> None:
+    """The bench's floorperson clears a stopped table, recording the device's repair
+    where one is needed (551.16(m))."""
+    table.handle(FloorClear(repair="repaired" if table.repair_needed else None))
+
+
 class _Bench(ABC):
     """The dealer and floorperson of one scenario run, on the thread that owns the table:
     the bench's (``connect``, ``play``), or the daemon's simulated console, which hands
@@ -867,7 +873,7 @@ class _Bench(ABC):
     def floor(self) -> bool:
         if not self.table.can_clear:
             return False  # the device is not back yet
-        self.table.handle(FloorClear(repair="repaired" if self.table.repair_needed else None))
+        clear_as_the_floorperson(self.table)
         return True
 
     def draw(self) -> bool:
@@ -1611,7 +1617,7 @@ class _DryRun:
     def floor(self) -> bool:
         if not self.table.can_clear:
             raise BenchError("play stopped and cannot be cleared")
-        self.table.handle(FloorClear(repair="repaired" if self.table.repair_needed else None))
+        clear_as_the_floorperson(self.table)
         return True
 
 
