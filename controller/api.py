@@ -52,9 +52,9 @@ from typing import NamedTuple
 
 import structlog
 
+from controller.errors import TablectlError
 from controller.table import events
 from controller.table.events import Command
-from drivers.errors import TablectlError
 
 log = structlog.get_logger("controller.api")
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from controller.devices_adapter import TableDevices
+from controller.errors import EXPECTED
 from controller.observed_journal import ObservedJournal
 from controller.rules.baccarat import (
     BETS,
@@ -77,7 +78,6 @@ from controller.table.spanish21 import (
 )
 from drivers import messages as m
 from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver, ShufflerDriver
-from drivers.errors import TablectlError
 from firmware_sim import decks as sim_decks
 from firmware_sim.harness import SimError, SimProcess
 
@@ -1907,7 +1907,7 @@ def run(args: argparse.Namespace) -> int:
             rounds, seconds = play(scenario, args.scenario, out, Path(tmp))
     except ScenarioError as exc:
         return _error(f"{args.scenario}: {exc}", EXIT_USAGE)  # the record up to here is kept
-    except (BenchError, SimError, TablectlError, OSError) as exc:
+    except (BenchError, SimError, *EXPECTED, OSError) as exc:
         return _error(str(exc), EXIT_FAILURE)
     except KeyboardInterrupt:
         return _error("interrupted", EXIT_INTERRUPTED)

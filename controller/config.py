@@ -23,18 +23,16 @@ from pathlib import Path
 from typing import Any, Final, Literal, NoReturn, cast, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from controller.errors import TablectlError
 from controller.rules.baccarat import BaccaratRules
 from controller.rules.options import RulesError
 from controller.rules.spanish21 import Spanish21Rules
 from drivers import messages as m
 from drivers.device import DriverConfig
-from drivers.errors import TablectlError
+from drivers.identity import PRODUCT_ID, VENDOR_ID, default_firmware_hash
 from drivers.keys import KeyFileError, load_key
 from drivers.link import LinkConfig
 from drivers.usb import UsbAddress, parse_usb_spec
-from firmware_sim.cli import DEFAULT_FIRMWARE_VERSION, DEFAULT_MODEL
-from firmware_sim.endpoint import firmware_hash
-from firmware_sim.usb_backend import PRODUCT_ID, VENDOR_ID
 
 Game = Literal["baccarat", "midibaccarat", "spanish21"]
 GAMES: Final[tuple[Game, ...]] = get_args(Game)
@@ -269,7 +267,7 @@ def simulation_config(workdir: Path, game: Game = "baccarat") -> Config:
     """
 
     def approved(kind: m.DeviceKind) -> list[str]:
-        return [firmware_hash(kind, DEFAULT_MODEL[kind], DEFAULT_FIRMWARE_VERSION).hex()]
+        return [default_firmware_hash(kind).hex()]
 
     def serial(kind: m.DeviceKind) -> dict[str, Any]:
         return {

@@ -55,6 +55,7 @@ from controller.config import (
     simulation_config,
 )
 from controller.devices_adapter import TableDevices
+from controller.errors import EXPECTED
 from controller.journal import JournalError, Row, SqliteJournal
 from controller.observed_journal import ObservedJournal
 from controller.recovery import RecoveryError, driver_positions, resume
@@ -67,7 +68,6 @@ from controller.table.spanish21 import Spanish21Table
 from controller.view import LiveView
 from drivers import messages as m
 from drivers.device import DRIVERS, DeviceDriver, ReaderDriver, ShoeDriver
-from drivers.errors import TablectlError
 from drivers.keys import load_key
 from drivers.transport import SerialTransport, Transport
 from drivers.usb import usb_transport_factory
@@ -214,7 +214,7 @@ def run(options: Options, out: TextIO) -> int:
             except ConfigError as exc:  # the key files, read again when the devices start
                 return _error(str(exc), EXIT_USAGE)
             except (
-                TablectlError,
+                *EXPECTED,
                 JournalError,
                 RecoveryError,
                 SimError,

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 
 import structlog
 
-from drivers.errors import TablectlError
+from controller.errors import TablectlError
 
 
 class NotifyEnvError(TablectlError):

@@ -1,13 +1,17 @@
-"""The project's own exceptions: upper layers never see pyserial or pyusb errors."""
+"""The drivers' own exceptions: upper layers never see pyserial or pyusb errors.
+
+The drivers know nothing of the controller above them, so their errors have their own
+base; the controller reports both its own and these in one line
+(``controller.errors.EXPECTED``)."""
 
 from __future__ import annotations
 
 
-class TablectlError(Exception):
-    """Base of every error this package raises on purpose."""
+class DriverError(Exception):
+    """Base of every error the drivers raise on purpose."""
 
 
-class TransportError(TablectlError):
+class TransportError(DriverError):
     """A transport failed; the device may come back."""
 
 
@@ -31,7 +35,7 @@ class TransportIOError(TransportError):
     """Any other I/O error reported by the backend."""
 
 
-class LinkError(TablectlError):
+class LinkError(DriverError):
     """The link to a device is no longer usable."""
 
 
@@ -52,9 +56,9 @@ class HandshakeRefused(LinkError):
         self.detail = detail
 
 
-class NotConnected(TablectlError):
+class NotConnected(DriverError):
     """A command was sent to a device that is not connected."""
 
 
-class MalformedMessage(TablectlError):
+class MalformedMessage(DriverError):
     """A message's payload does not match its type's layout."""

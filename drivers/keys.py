@@ -7,12 +7,12 @@ import re
 import secrets
 import stat
 
-from drivers.errors import TablectlError
+from drivers.errors import DriverError
 
 _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
 
-class KeyFileError(TablectlError):
+class KeyFileError(DriverError):
     pass
 
 

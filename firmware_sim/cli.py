@@ -17,6 +17,7 @@ import structlog
 from structlog.tracebacks import ExceptionDictTransformer
 
 from drivers import messages as m
+from drivers.identity import DEFAULT_FIRMWARE_VERSION, DEFAULT_MODEL
 from drivers.keys import KeyFileError, load_key
 from firmware_sim import decks
 from firmware_sim.control import one_line
@@ -26,12 +27,6 @@ from firmware_sim.faults import FaultLayer, FaultSpec, load_faults
 from firmware_sim.process import Simulator, Wire
 
 PROG = "firmware-sim"
-DEFAULT_MODEL = {
-    m.DeviceKind.SHOE: "SIM-SHOE",
-    m.DeviceKind.READER: "SIM-READER",
-    m.DeviceKind.SHUFFLER: "SIM-SHUFFLER",
-}
-DEFAULT_FIRMWARE_VERSION = "1.0.0"
 DEFAULT_DECKS = 8
 IDENTITY_MAX = 32  # bytes of UTF-8, a DeviceInfo field limit
 

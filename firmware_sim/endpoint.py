@@ -4,7 +4,6 @@ kept until the host acknowledges it, and replay after a reconnect."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import secrets
 import time
 from collections import deque
@@ -13,6 +12,7 @@ from dataclasses import dataclass
 
 from drivers import messages as m
 from drivers.errors import LinkLost, MalformedMessage
+from drivers.identity import firmware_hash
 from drivers.link import Link, LinkConfig
 
 
@@ -27,11 +27,6 @@ class Identity:
     @property
     def firmware_hash(self) -> bytes:
         return firmware_hash(self.kind, self.model, self.firmware_version)
-
-
-def firmware_hash(kind: m.DeviceKind, model: str, version: str) -> bytes:
-    """SHA-256 standing in for the hash of a simulated firmware image."""
-    return hashlib.sha256(f"tablectl-sim|{kind.label}|{model}|{version}".encode()).digest()
 
 
 class DeviceEndpoint:

@@ -21,11 +21,10 @@ from typing import IO, Any
 
 from drivers import messages as m
 from drivers.device import DRIVERS, DeviceDriver, DriverConfig
+from drivers.identity import DEFAULT_FIRMWARE_VERSION, DEFAULT_MODEL, firmware_hash
 from drivers.keys import KeyFileError, load_key, write_key
 from drivers.transport import SerialTransport
-from firmware_sim.cli import DEFAULT_FIRMWARE_VERSION, DEFAULT_MODEL
 from firmware_sim.control import SimControl, SimError
-from firmware_sim.endpoint import firmware_hash
 
 __all__ = ["SimControl", "SimError", "SimProcess"]
 

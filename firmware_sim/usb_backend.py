@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import usb.backend
 import usb.core
 
-VENDOR_ID = 0x1209  # pid.codes
-PRODUCT_ID = 0x0001  # pid.codes test PID
+from drivers.identity import PRODUCT_ID, VENDOR_ID
+
 EP_OUT = 0x01
 EP_IN = 0x81
 MAX_PACKET = 64

@@ -28,13 +28,13 @@ from controller.config import (
     parse_config,
     simulation_config,
 )
+from controller.errors import TablectlError
 from controller.rules.baccarat import BaccaratRules
 from controller.rules.spanish21 import Spanish21Rules
-from drivers.errors import TablectlError
+from drivers.identity import PRODUCT_ID, VENDOR_ID
 from drivers.keys import write_key
 from drivers.usb import UsbAddress
 from firmware_sim.harness import SimProcess
-from firmware_sim.usb_backend import PRODUCT_ID, VENDOR_ID
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SHOE_HASH = "ab" * 32

@@ -25,6 +25,7 @@ from controller.rules.spanish21 import (
     Hand,
     HandResult,
     InitialCard,
+    PeekTarget,
     PlayError,
     Spanish21Rules,
     allowed_decisions,
@@ -62,7 +63,6 @@ from controller.rules.spanish21 import (
     super_bonus,
     surrender_settled_at_once,
 )
-from drivers.messages import PeekTarget
 
 D = Decimal
 SIX = Spanish21Rules()

@@ -957,7 +957,7 @@ class Spanish21Machine(RuleBasedStateMachine):
     @invariant()
     def the_reader_is_armed_only_behind_an_ace_king_queen_or_jack(self) -> None:
         for target, up in self.ops.armed_behind:
-            assert up is not None and up[0] in "AKQJ" and target == peek_target(up)
+            assert up is not None and up[0] in "AKQJ" and target.name == peek_target(up).name
 
     def secret_search_start(self) -> int:
         """The first journal entry that may name this shoe's hole card by mistake."""

@@ -20,7 +20,7 @@ from controller.udev_rules import (
     evaluate,
     parse,
 )
-from firmware_sim.usb_backend import PRODUCT_ID, VENDOR_ID
+from drivers.identity import PRODUCT_ID, VENDOR_ID
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "udev" / "70-tablectl.rules"

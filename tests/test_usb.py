@@ -27,10 +27,11 @@ from drivers.errors import (
     TransportIOError,
     TransportTimeout,
 )
+from drivers.identity import PRODUCT_ID, VENDOR_ID
 from drivers.usb import UsbAddress, UsbTransport, parse_usb_spec, usb_transport_factory
 from firmware_sim.endpoint import DeviceEndpoint, Identity
 from firmware_sim.harness import SimProcess
-from firmware_sim.usb_backend import PRODUCT_ID, VENDOR_ID, SimUsbBackend
+from firmware_sim.usb_backend import SimUsbBackend
 from tests.conftest import KEY, host_frame, next_event
 
 SERIAL = "SIMRD0001"

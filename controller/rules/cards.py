@@ -7,10 +7,11 @@ cover/cutting card and is not a card of any deck.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
-from drivers.messages import RANKS, SUITS, parse_card
-
-CUT = "CUT"
+RANKS: Final = "A23456789TJQK"
+SUITS: Final = "SHDC"
+CUT: Final = "CUT"
 
 
 class CardError(ValueError):
@@ -19,11 +20,12 @@ class CardError(ValueError):
 
 def card(token: str) -> str:
     """The canonical token of a card ("10d" -> "TD"); CardError otherwise."""
-    try:
-        rank, suit = parse_card(token)
-    except ValueError as exc:
-        raise CardError(str(exc)) from None
-    return rank + suit
+    t = token.strip().upper()
+    if t.startswith("10"):
+        t = "T" + t[2:]
+    if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
+        raise CardError(f"not a card: {token!r} (expected rank {RANKS} then suit {SUITS})")
+    return t
 
 
 def rank(token: str) -> str:

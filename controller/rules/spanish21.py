@@ -17,14 +17,14 @@ A box's hands are a tuple of frozen ``Hand`` values in the order they are played
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
-from typing import Any, Final, Literal, cast, get_args, overload
+from typing import Any, ClassVar, Final, Literal, cast, get_args, overload
 
 from controller.rules.cards import CardError, card, rank
 from controller.rules.options import RulesError, flag, text, whole
-from drivers.messages import PeekTarget
 
 Decision = Literal["hit", "stand", "double", "split", "surrender", "rescue"]
 Outcome = Literal["win", "lose", "push", "surrender", "rescue", "dead"]
@@ -217,6 +217,13 @@ def may_wager(rules: Spanish21Rules, *, sat_out_since_shuffle: bool, readmitted:
 def reader_allowed(up_card: str) -> bool:
     """The hole card goes into the card reader only behind an A, K, Q or J (551.8(e))."""
     return rank(card(up_card)) in _READER_RANKS
+
+
+class PeekTarget(enum.Enum):
+    """What the card reader device looks for behind the dealer's up card (551.8(e))."""
+
+    TEN_VALUE = "ten_value"  # behind an ace: a king, queen or jack (no tens, 551.3(a))
+    ACE = "ace"  # behind a king, queen or jack
 
 
 def peek_target(up_card: str) -> PeekTarget:
@@ -882,6 +889,7 @@ class Spanish21Rules:
     the chapter's minimums (ruling R8).
     """
 
+    game: ClassVar[str] = "spanish21"
     decks: int = 6  # 551.3(a)
     match_the_dealer: bool = True  # offered at all (551.2(c)(5))
     match_the_dealer_different_suit: int = 4  # to 1, each matching card (551.7(e))

@@ -1443,7 +1443,7 @@ class Spanish21Table(Table):
     def _arm(self) -> None:
         """Arm the reader for this hole card: only behind an A, K, Q or J (551.8(e))."""
         target = peek_target(self._dealer[0])
-        if not self._reader_devices.arm(target):
+        if not self._reader_devices.arm(m.PeekTarget[target.name]):
             detail = "the reader could not be armed"
             self._stop(Halt("reader_not_armed", self._reader, detail, "551.8(e)"))
             return

@@ -1,0 +1,156 @@
+"""The game registry: the one place that knows which games there are.
+
+A game is one pure rules module (``controller.rules``), one table package
+(``controller.table``) and one entry here. Everything else (the configuration, the
+daemon, recovery, the bench, the diagrams, the compliance matrix, ``analyze``, the
+export and the views) takes the game from this registry by its name, the value of
+``[table] game`` in a table's configuration. How to add a game: docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from controller.rules.baccarat import BaccaratRules
+from controller.rules.options import RulesError
+from controller.rules.spanish21 import BOXES, Spanish21Rules
+from controller.table.baccarat import SEATS, BaccaratTable
+from controller.table.core import Table
+from controller.table.events import Journal, ReaderDevices
+from controller.table.seal import Sealer
+from controller.table.spanish21 import Spanish21Table
+
+Rules = BaccaratRules | Spanish21Rules
+
+
+class TableFactory(Protocol):
+    """Builds a game's table. ``gaming_day`` names the gaming day in force (551.2(e));
+    ``sealer`` seals the cards a game keeps face down (551.8(e)). A game that needs
+    neither ignores them."""
+
+    def __call__(
+        self,
+        rules: Any,
+        journal: Journal,
+        devices: ReaderDevices,
+        *,
+        gaming_day: Callable[[], str],
+        sealer: Sealer,
+    ) -> Table: ...
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game the controller deals.
+
+    ``name``: the configuration's ``[table] game``. ``title``: its name for people.
+    ``regulation``: where its procedure is written. ``chapters``: the chapter numbers
+    whose subsections its tests prove (docs/compliance.md). ``rules``: its Rules
+    Submission options from a ``[rules]`` table (``RulesError`` naming the key and
+    section). ``defaults``: its rules with every option at its default. ``table``:
+    builds its table. ``reader``: the table needs a card reader device (551.2(e)); a
+    game without one forbids it. ``seals_cards``: the table seals cards in its journal
+    (the hole card, 551.8(e)), so the daemon keeps a sealing key. ``seats``: the places
+    at the table (seats, or Spanish 21's boxes). ``analysis``: ``tablectl analyze``
+    computes its exact odds.
+    """
+
+    name: str
+    title: str
+    regulation: str
+    chapters: tuple[str, ...]
+    rules: Callable[[Mapping[str, Any]], Rules]
+    table: TableFactory
+    reader: bool
+    seals_cards: bool
+    seats: int
+    analysis: bool
+
+    def defaults(self) -> Rules:
+        return self.rules({})
+
+
+def _baccarat(
+    rules: Any,
+    journal: Journal,
+    devices: ReaderDevices,
+    *,
+    gaming_day: Callable[[], str],
+    sealer: Sealer,
+) -> Table:
+    return BaccaratTable(rules, journal, devices)
+
+
+def _spanish21(
+    rules: Any,
+    journal: Journal,
+    devices: ReaderDevices,
+    *,
+    gaming_day: Callable[[], str],
+    sealer: Sealer,
+) -> Table:
+    return Spanish21Table(rules, journal, devices, gaming_day=gaming_day, sealer=sealer)
+
+
+GAMES: Final[Mapping[str, Game]] = {
+    game.name: game
+    for game in (
+        Game(
+            name="baccarat",
+            title="Baccarat",
+            regulation="58 Pa. Code ch. 545",
+            chapters=("545",),
+            rules=lambda d: BaccaratRules.from_dict("baccarat", d),
+            table=_baccarat,
+            reader=False,
+            seals_cards=False,
+            seats=SEATS["baccarat"],
+            analysis=True,
+        ),
+        Game(
+            name="midibaccarat",
+            title="Midibaccarat",
+            regulation="58 Pa. Code ch. 543",
+            chapters=("543",),
+            rules=lambda d: BaccaratRules.from_dict("midibaccarat", d),
+            table=_baccarat,
+            reader=False,
+            seals_cards=False,
+            seats=SEATS["midibaccarat"],
+            analysis=True,
+        ),
+        Game(
+            name="spanish21",
+            title="Spanish 21",
+            regulation="58 Pa. Code ch. 551 and § 635a.7",
+            chapters=("551", "635a"),
+            rules=Spanish21Rules.from_dict,
+            table=_spanish21,
+            reader=True,
+            seals_cards=True,
+            seats=len(BOXES),
+            analysis=False,
+        ),
+    )
+}
+NAMES: Final = tuple(GAMES)
+
+
+class UnknownGame(RulesError):
+    """A game name the registry does not hold; the message is one line naming them."""
+
+
+def game(name: str) -> Game:
+    """The registered game called ``name``; ``UnknownGame`` otherwise."""
+    try:
+        return GAMES[name]
+    except KeyError:
+        expected = ", ".join(repr(n) for n in NAMES[:-1]) + f" or {NAMES[-1]!r}"
+        raise UnknownGame(f"unknown game {name!r}; expected {expected}") from None
+
+
+def of_rules(rules: Rules) -> Game:
+    """The game a set of rules is for."""
+    return game(rules.game)
