@@ -155,7 +155,8 @@ def scan(paths: Sequence[str], root: Path) -> tuple[list[Module], list[Function]
     modules: list[Module] = []
     functions: list[Function] = []
     for top in paths:
-        for path in sorted((root / top).rglob("*.py")):
+        base = root / top
+        for path in [base] if base.is_file() else sorted(base.rglob("*.py")):
             module, funcs = measure(path, root)
             modules.append(module)
             functions.extend(funcs)
