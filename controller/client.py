@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from controller.api import VERSION, _carries_sealed_card
+from controller.api.sealed import carries_sealed_card
+from controller.api.wire import VERSION
 from controller.export import read_rows
 from controller.journal import JournalError
 
@@ -273,7 +274,7 @@ def _show_text(out: TextIO, message: Mapping[str, Any]) -> None:
         line = f"{seq} withheld {message.get('entry_type')}: {message.get('reason')}"
     else:
         entry = dict(message.get("entry") or {})
-        if _carries_sealed_card(entry):  # 551.8(e): as the API would
+        if carries_sealed_card(entry):  # 551.8(e): as the API would
             line = f"{seq} withheld {entry.get('type')}: a card marked sealed carries a value"
         else:
             kind = entry.pop("type", "?")
