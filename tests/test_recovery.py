@@ -403,6 +403,16 @@ def test_a_restart_while_the_interrupted_round_waits_keeps_it_waiting(tmp_path: 
 
 
 def test_a_journal_the_replay_cannot_follow_is_refused_in_one_line(tmp_path: Path) -> None:
+    def replay(rows: list[Row]) -> Any:
+        return resume(
+            rows,
+            spanish21,
+            journal=MemoryJournal(),
+            devices=Devices(),
+            sealer=Sealer(KEY),
+            gaming_day=lambda: DAY,
+        )
+
     run = interrupted_at(tmp_path, 6)
     journal = SqliteJournal(run.path)
     rows = list(journal.rows())
@@ -413,14 +423,7 @@ def test_a_journal_the_replay_cannot_follow_is_refused_in_one_line(tmp_path: Pat
         for r in rows
     ]
     with pytest.raises(RecoveryError) as caught:
-        resume(
-            edited,
-            spanish21,
-            journal=MemoryJournal(),
-            devices=Devices(),
-            sealer=Sealer(KEY),
-            gaming_day=lambda: DAY,
-        )
+        replay(edited)
     assert "\n" not in str(caught.value) and str(caught.value).startswith("row ")
     forged = [
         Row(r.seq, r.ts, {**r.entry, "opened": [{"card": "QS", "seal": "00", "nonce": "00"}]})
@@ -429,14 +432,7 @@ def test_a_journal_the_replay_cannot_follow_is_refused_in_one_line(tmp_path: Pat
         for i, r in enumerate(rows)
     ]
     with pytest.raises(RecoveryError, match="does not match its seal"):
-        resume(
-            forged,
-            spanish21,
-            journal=MemoryJournal(),
-            devices=Devices(),
-            sealer=Sealer(KEY),
-            gaming_day=lambda: DAY,
-        )
+        replay(forged)
 
 
 # --------------------------------------------------------------------------- Baccarat

@@ -9,6 +9,7 @@ import grp
 import pwd
 import socket
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.api.errors import ApiError
@@ -77,18 +78,18 @@ class Policy:
 
 
 def _uid(socket_name: str, user: int | str) -> int:
-    if isinstance(user, int):
-        return user
-    try:
-        return pwd.getpwnam(user).pw_uid
-    except KeyError:
-        raise ApiError(f"{socket_name} socket: no such user {user!r}") from None
+    return _number(socket_name, "user", user, lambda name: pwd.getpwnam(name).pw_uid)
 
 
 def _gid(socket_name: str, group: int | str) -> int:
-    if isinstance(group, int):
-        return group
+    return _number(socket_name, "group", group, lambda name: grp.getgrnam(name).gr_gid)
+
+
+def _number(socket_name: str, kind: str, given: int | str, lookup: Callable[[str], int]) -> int:
+    """A user's or group's number: ``given`` itself, or its name looked up."""
+    if isinstance(given, int):
+        return given
     try:
-        return grp.getgrnam(group).gr_gid
+        return lookup(given)
     except KeyError:
-        raise ApiError(f"{socket_name} socket: no such group {group!r}") from None
+        raise ApiError(f"{socket_name} socket: no such {kind} {given!r}") from None
