@@ -413,28 +413,27 @@ class _Daemon:
         shoe = drivers["shoe"]
         assert isinstance(shoe, ShoeDriver)  # DRIVERS picks it by kind
         rules = self.config.rules
-        make: Callable[[Journal, ReaderDevices], Table]
+        day = self.config.table.gaming_day
+        make: Callable[..., Table]
         if isinstance(rules, Spanish21Rules):
             reader = drivers["reader"]
             assert isinstance(reader, ReaderDriver)
             devices = TableDevices(drivers, shoe, reader)
             sealer = Sealer(sealing_key(self.config.journal.path))
-            spanish = rules
-
-            def make(journal: Journal, devs: ReaderDevices) -> Table:
-                day = self.config.table.gaming_day
-                return Spanish21Table(spanish, journal, devs, gaming_day=day, sealer=sealer)
-
+            make = functools.partial(Spanish21Table, rules)
         else:
             devices = TableDevices(drivers, shoe)
+            sealer = Sealer()  # Baccarat seals no card: its table takes no sealer
             baccarat = rules
 
-            def make(journal: Journal, devs: ReaderDevices) -> Table:
+            def make(journal: Journal, devs: ReaderDevices, **_: object) -> Table:
                 return BaccaratTable(baccarat, journal, devs)
 
         if not rows:
-            return make(self.journal, devices)
-        table, interrupted = resume(rows, make, journal=self.journal, devices=devices)
+            return make(self.journal, devices, gaming_day=day, sealer=sealer)
+        table, interrupted = resume(
+            rows, make, journal=self.journal, devices=devices, sealer=sealer, gaming_day=day
+        )
         log.info("daemon_resumed", rows=len(rows), interrupted=interrupted is not None)
         return table
 

@@ -363,7 +363,7 @@ def test_follow_ends_cleanly_on_ctrl_c(table: TableBehindApi) -> None:
     )
     try:
         deadline = time.monotonic() + TIMEOUT
-        while len(table.server._subscribers) == 0:
+        while len(table.server._clients._subscribers) == 0:
             assert time.monotonic() < deadline, "the follower did not subscribe"
             time.sleep(0.02)
         table.commands.put(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +65,18 @@ class Devices:
 
 
 def spanish21(
-    journal: Journal, devices: ReaderDevices, key: bytes | None = KEY, day: str = DAY
+    journal: Journal,
+    devices: ReaderDevices,
+    *,
+    gaming_day: Callable[[], str] = lambda: DAY,
+    sealer: Sealer | None = None,
 ) -> Spanish21Table:
     return Spanish21Table(
         Spanish21Rules.from_dict({}),
         journal,
         devices,
-        gaming_day=lambda: day,
-        sealer=Sealer(key) if key else None,
+        gaming_day=gaming_day,
+        sealer=sealer or Sealer(KEY),
     )
 
 
@@ -112,9 +116,11 @@ class Run:
         self.devices = Devices()
         self.table, interrupted = resume(
             self.journal.rows(),
-            lambda j, d: spanish21(j, d, key, day),
+            spanish21,
             journal=self.journal,
             devices=self.devices,
+            sealer=Sealer(key) if key else Sealer(),  # no key: a random one, as a table draws
+            gaming_day=lambda: day,
         )
         return interrupted
 
@@ -397,6 +403,16 @@ def test_a_restart_while_the_interrupted_round_waits_keeps_it_waiting(tmp_path: 
 
 
 def test_a_journal_the_replay_cannot_follow_is_refused_in_one_line(tmp_path: Path) -> None:
+    def replay(rows: list[Row]) -> Any:
+        return resume(
+            rows,
+            spanish21,
+            journal=MemoryJournal(),
+            devices=Devices(),
+            sealer=Sealer(KEY),
+            gaming_day=lambda: DAY,
+        )
+
     run = interrupted_at(tmp_path, 6)
     journal = SqliteJournal(run.path)
     rows = list(journal.rows())
@@ -407,7 +423,7 @@ def test_a_journal_the_replay_cannot_follow_is_refused_in_one_line(tmp_path: Pat
         for r in rows
     ]
     with pytest.raises(RecoveryError) as caught:
-        resume(edited, spanish21, journal=MemoryJournal(), devices=Devices())
+        replay(edited)
     assert "\n" not in str(caught.value) and str(caught.value).startswith("row ")
     forged = [
         Row(r.seq, r.ts, {**r.entry, "opened": [{"card": "QS", "seal": "00", "nonce": "00"}]})
@@ -416,14 +432,14 @@ def test_a_journal_the_replay_cannot_follow_is_refused_in_one_line(tmp_path: Pat
         for i, r in enumerate(rows)
     ]
     with pytest.raises(RecoveryError, match="does not match its seal"):
-        resume(forged, spanish21, journal=MemoryJournal(), devices=Devices())
+        replay(forged)
 
 
 # --------------------------------------------------------------------------- Baccarat
 
 
 def baccarat(game: str) -> Any:
-    def make(journal: Journal, devices: ReaderDevices) -> BaccaratTable:
+    def make(journal: Journal, devices: ReaderDevices, **_: object) -> BaccaratTable:
         return BaccaratTable(BaccaratRules.from_dict(game, {}), journal, devices)
 
     return make
@@ -470,7 +486,14 @@ def test_a_baccarat_hand_interrupted_mid_deal_is_completed_from_the_journal(
     card(hand[1])
     journal.close()
     journal = SqliteJournal(path)
-    table2, interrupted = resume(journal.rows(), baccarat(game), journal=journal, devices=Devices())
+    table2, interrupted = resume(
+        journal.rows(),
+        baccarat(game),
+        journal=journal,
+        devices=Devices(),
+        sealer=Sealer(),
+        gaming_day=lambda: DAY,
+    )
     assert interrupted is not None and interrupted.seal is None
     assert [c["card"] for c in interrupted.cards] == hand[:2]
     assert table2.state == HALTED

@@ -1,0 +1,295 @@
+"""The fan-out: the connected clients, each with a bounded queue of lines to send.
+
+Everything here runs on the API's I/O thread. The table's thread only hands lines over
+(``Inbox``), so a client that does not read cannot delay the table. A client whose
+queue overflows is sent one ``overflow`` notice and dropped: what is queued goes out,
+then the connection is closed, at once or after a grace period.
+
+The hole card never leaves through this API before the reveal (551.8(e)): an entry
+that carries a card value under ``sealed`` is streamed as a ``withheld`` notice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import selectors
+import socket
+import time
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import structlog
+
+from controller.api.access import Peer
+from controller.api.listeners import Listener
+from controller.api.sealed import carries_sealed_card
+from controller.api.wire import VERSION, encode
+
+log = structlog.get_logger("controller.api")
+
+QUEUE_LIMIT = 1024  # messages waiting for one client before it is dropped
+DROP_GRACE = 2.0  # seconds a dropped client has to read its last notice
+
+
+class Out(NamedTuple):
+    target: int | None  # a connection, or None: every subscriber
+    seq: int | None
+    data: bytes
+
+
+def event_line(seq: int, entry: Mapping[str, object]) -> bytes:
+    """The line streaming journal entry ``seq``: the entry, or a ``withheld`` notice
+    when it carries a sealed card's value or is not JSON."""
+    kind = entry.get("type")
+    withheld: str | None = None
+    data = b""
+    if carries_sealed_card(entry):
+        withheld = "a card marked sealed carries a value (551.8(e))"
+    else:
+        try:
+            data = encode({"v": VERSION, "type": "event", "seq": seq, "entry": entry})
+        except (TypeError, ValueError):
+            withheld = "the entry is not JSON"
+    if withheld is None:
+        return data
+    log.error("api_entry_withheld", seq=seq, entry_type=str(kind), reason=withheld)
+    return encode(
+        {
+            "v": VERSION,
+            "type": "withheld",
+            "seq": seq,
+            "entry_type": kind if isinstance(kind, str) else None,
+            "reason": withheld,
+        }
+    )
+
+
+class Inbox:
+    """Lines from the table's thread to the I/O thread: a deque, and one byte on a
+    socket pair that wakes the I/O thread's selector."""
+
+    def __init__(self) -> None:
+        self._lines: deque[Out] = deque()
+        self._pending = False
+        self.reader: socket.socket | None = None
+        self._writer: socket.socket | None = None
+
+    def open(self) -> socket.socket:
+        """The wake-up pair; its reader is for the I/O thread's selector."""
+        self.reader, self._writer = socket.socketpair()
+        self.reader.setblocking(False)
+        self._writer.setblocking(False)
+        return self.reader
+
+    def put(self, out: Out) -> None:
+        self._lines.append(out)
+        self.wake()
+
+    def wake(self) -> None:
+        # One byte in flight is enough: the I/O thread drains the whole deque each time.
+        if self._pending or self._writer is None:
+            return
+        self._pending = True
+        with contextlib.suppress(OSError):
+            self._writer.send(b"\0")
+
+    def stop(self) -> None:
+        """Wake the I/O thread whatever is pending, so that it sees it is stopping."""
+        assert self._writer is not None
+        with contextlib.suppress(OSError):
+            self._writer.send(b"\0")
+
+    def drain_wake(self) -> None:
+        assert self.reader is not None
+        with contextlib.suppress(BlockingIOError):
+            while self.reader.recv(4096):
+                pass
+        # Cleared only once the bytes are gone, and before the deque is drained: a
+        # put that finds it set has appended before that drain.
+        self._pending = False
+
+    def take(self) -> Iterator[Out]:
+        while self._lines:
+            yield self._lines.popleft()
+
+    def close(self) -> None:
+        for closable in (self.reader, self._writer):
+            if closable is not None:
+                closable.close()
+        self.reader = self._writer = None
+
+
+@dataclass(slots=True, eq=False)
+class Conn:
+    number: int
+    sock: socket.socket
+    listener: Listener
+    peer: Peer
+    inbuf: bytearray = dataclasses.field(default_factory=bytearray)
+    discarding: bool = False  # inside an over-long line: skip to its end
+    out: deque[bytes] = dataclasses.field(default_factory=deque)
+    offset: int = 0  # bytes of out[0] already sent
+    interest: int = selectors.EVENT_READ
+    subscribed: bool = False
+    drop_at: float | None = None  # being dropped: closed once its notice is out, or then
+
+    def lines(self, max_line: int) -> Iterator[bytes | None]:
+        """The complete lines received, each taken from ``inbuf`` before it is yielded;
+        None for a line longer than ``max_line``, once, however long it goes on."""
+        while True:
+            end = self.inbuf.find(b"\n")
+            if end < 0:
+                if len(self.inbuf) > max_line:
+                    report = not self.discarding
+                    self.discarding = True
+                    self.inbuf.clear()
+                    if report:
+                        yield None
+                return
+            line = bytes(self.inbuf[:end])
+            del self.inbuf[: end + 1]
+            if self.discarding:
+                self.discarding = False  # the end of the over-long line
+            elif len(line) > max_line:
+                yield None
+            elif line.strip():
+                yield line
+
+
+class Clients:
+    """The open connections, the subscribers among them, and what each is yet to be
+    sent. ``open`` gives it the I/O thread's selector, ``close`` closes them all."""
+
+    def __init__(self, queue_limit: int, drop_grace: float) -> None:
+        self._queue_limit = queue_limit
+        self._drop_grace = drop_grace
+        self._conns: dict[int, Conn] = {}
+        self._subscribers: dict[int, Conn] = {}
+        self._next_conn = 1
+        self._sel: selectors.BaseSelector | None = None
+        self.last_seq: int | None = None  # the last entry handed to subscribers
+
+    def open(self, sel: selectors.BaseSelector) -> None:
+        self._sel = sel
+
+    def close(self) -> None:
+        for conn in list(self._conns.values()):
+            conn.sock.close()
+        self._conns.clear()
+        self._subscribers.clear()
+        self._sel = None
+
+    def add(self, sock: socket.socket, listener: Listener, peer: Peer) -> Conn:
+        sock.setblocking(False)
+        conn = Conn(self._next_conn, sock, listener, peer)
+        self._next_conn += 1
+        self._conns[conn.number] = conn
+        assert self._sel is not None
+        self._sel.register(sock, selectors.EVENT_READ, conn)
+        return conn
+
+    def alive(self, conn: Conn) -> bool:
+        return conn.number in self._conns
+
+    def subscribe(self, conn: Conn) -> None:
+        if not conn.subscribed:
+            conn.subscribed = True
+            self._subscribers[conn.number] = conn
+
+    def timeout(self) -> float | None:
+        """Until the next dropped client's grace period ends; None: no deadline."""
+        deadlines = [c.drop_at for c in self._conns.values() if c.drop_at is not None]
+        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+
+    def deliver(self, out: Out) -> None:
+        if out.target is None:
+            self.last_seq = out.seq
+            for conn in list(self._subscribers.values()):
+                self.enqueue(conn, out.data, out.seq)
+        elif out.target in self._conns:
+            self.enqueue(self._conns[out.target], out.data)
+
+    def enqueue(self, conn: Conn, data: bytes, seq: int | None = None) -> None:
+        if conn.drop_at is not None or conn.number not in self._conns:
+            return
+        if len(conn.out) >= self._queue_limit:
+            self.flush(conn)
+            if len(conn.out) >= self._queue_limit:
+                self._overflow(conn, seq)
+                return
+        conn.out.append(data)
+        self.flush(conn)
+
+    def _overflow(self, conn: Conn, seq: int | None) -> None:
+        # The line being sent is finished first, so the notice stays a line of its own.
+        keep = conn.out[0] if conn.offset else None
+        conn.out.clear()
+        if keep is not None:
+            conn.out.append(keep)
+        notice = {
+            "v": VERSION,
+            "type": "overflow",
+            "missed_from": seq,
+            "limit": self._queue_limit,
+            "message": "this client did not read fast enough and is disconnected",
+        }
+        conn.out.append(encode(notice))
+        log.warning("api_client_dropped", socket=conn.listener.name, pid=conn.peer.pid, seq=seq)
+        self.drop(conn)
+
+    def drop(self, conn: Conn) -> None:
+        """Send what is queued (the last notice), then close: at once if it goes out,
+        else after the grace period. Nothing more is queued for it or taken from it."""
+        conn.drop_at = time.monotonic() + self._drop_grace
+        conn.inbuf.clear()
+        self._subscribers.pop(conn.number, None)
+        conn.subscribed = False
+        self.flush(conn)
+
+    def flush(self, conn: Conn) -> None:
+        while conn.out:
+            head = conn.out[0]
+            try:
+                sent = conn.sock.send(memoryview(head)[conn.offset :])
+            except BlockingIOError:
+                break
+            except OSError:
+                self.close_one(conn)
+                return
+            conn.offset += sent
+            if conn.offset < len(head):
+                break
+            conn.out.popleft()
+            conn.offset = 0
+        if conn.drop_at is not None and not conn.out:
+            self.close_one(conn)
+            return
+        interest = selectors.EVENT_READ | (selectors.EVENT_WRITE if conn.out else 0)
+        if interest != conn.interest:
+            assert self._sel is not None
+            self._sel.modify(conn.sock, interest, conn)
+            conn.interest = interest
+
+    def expire_drops(self) -> None:
+        now = time.monotonic()
+        for conn in [c for c in self._conns.values() if c.drop_at is not None]:
+            if conn.drop_at is not None and conn.drop_at <= now:
+                self.close_one(conn)
+
+    def close_one(self, conn: Conn) -> None:
+        if self._conns.pop(conn.number, None) is None:
+            return
+        self._subscribers.pop(conn.number, None)
+        assert self._sel is not None
+        with contextlib.suppress(KeyError, ValueError):
+            self._sel.unregister(conn.sock)
+        # Input left unread would make the kernel reset the connection, and the peer
+        # could lose the last lines sent to it (a refusal, an overflow notice).
+        with contextlib.suppress(OSError):
+            for _ in range(16):
+                if not conn.sock.recv(65536):
+                    break
+        conn.sock.close()

@@ -1,0 +1,119 @@
+"""The three listening sockets in the runtime directory, and their files.
+
+Each socket file is made mode 0660 and given its group before ``listen()``, so that
+nobody connects before the file is as it should be; closing unlinks only a file still
+ours, not a successor daemon's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+from controller.api.access import Access, Policy, peer_of
+from controller.api.commands import SOCKETS, Role
+from controller.api.errors import ApiError
+
+log = structlog.get_logger("controller.api")
+
+SOCKET_MODE = 0o660
+
+
+@dataclass(slots=True)
+class Listener:
+    name: str
+    role: Role | None
+    policy: Policy
+    path: Path
+    sock: socket.socket
+    inode: int
+
+
+def socket_path(runtime_dir: Path, name: str) -> Path:
+    return runtime_dir / f"{name}.sock"
+
+
+def open_listeners(runtime_dir: Path, access: Mapping[str, Access]) -> list[Listener]:
+    """Listen on every socket of ``SOCKETS``; ``ApiError`` (one line) when the directory
+    is missing, a name does not resolve, a path is taken by something that is not a
+    socket, or a live process serves it already. None is left open then."""
+    if not runtime_dir.is_dir():
+        raise ApiError(f"{runtime_dir}: no such directory")
+    policies = {name: Policy.of(name, access[name]) for name in SOCKETS}
+    listeners: list[Listener] = []
+    try:
+        for name, role in SOCKETS.items():
+            listeners.append(_listen(socket_path(runtime_dir, name), name, role, policies[name]))
+    except ApiError:
+        close_listeners(listeners)
+        raise
+    return listeners
+
+
+def _listen(path: Path, name: str, role: Role | None, policy: Policy) -> Listener:
+    _clear_stale(path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(path))
+        # Mode and group are set before listen(): until then nobody can connect.
+        os.chmod(path, SOCKET_MODE)
+        if policy.group is not None:
+            try:
+                os.chown(path, -1, policy.group)
+            except PermissionError:
+                log.warning("api_socket_group_not_set", socket=name, gid=policy.group)
+        sock.listen(16)
+        sock.setblocking(False)
+        inode = os.stat(path).st_ino
+    except OSError as exc:
+        sock.close()
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_ISSOCK(os.lstat(path).st_mode):
+                os.unlink(path)
+        raise ApiError(f"{path}: cannot listen: {exc.strerror or exc}") from None
+    return Listener(name, role, policy, path, sock, inode)
+
+
+def close_listeners(listeners: list[Listener]) -> None:
+    """Close every listener and unlink its file; the list is left empty."""
+    for lst in listeners:
+        lst.sock.close()
+        with contextlib.suppress(FileNotFoundError):
+            if os.lstat(lst.path).st_ino == lst.inode:  # still ours, not a successor's
+                os.unlink(lst.path)
+    listeners.clear()
+
+
+def _clear_stale(path: Path) -> None:
+    """Remove a socket file a crashed daemon left; refuse one a live process serves, and
+    anything that is not a socket."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise ApiError(f"{path}: exists and is not a socket")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(str(path))
+    except ConnectionRefusedError:
+        os.unlink(path)  # nobody listens: a crashed daemon's
+        log.info("api_stale_socket_removed", path=str(path))
+        return
+    except (BlockingIOError, TimeoutError):
+        raise ApiError(f"{path}: already served by a live process (not accepting)") from None
+    except OSError as exc:
+        raise ApiError(f"{path}: cannot check the socket: {exc.strerror or exc}") from None
+    else:
+        pid = peer_of(probe).pid
+        raise ApiError(f"{path}: already served by a live process (pid {pid})")
+    finally:
+        probe.close()

@@ -1,0 +1,186 @@
+"""The console API's server: its lifecycle, the table's side, and the I/O thread.
+
+Threads: one I/O thread owns every socket. The table's thread only calls ``publish``
+(and ``handling``), which encode the entry and hand it to the ``Inbox``, then wake the
+I/O thread: they never touch a socket, so a client that does not read cannot delay the
+table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import structlog
+
+from controller.api.access import Access, peer_of
+from controller.api.fanout import (
+    DROP_GRACE,
+    QUEUE_LIMIT,
+    Clients,
+    Conn,
+    Inbox,
+    Out,
+    event_line,
+)
+from controller.api.listeners import Listener, close_listeners, open_listeners, socket_path
+from controller.api.requests import MAX_LINE, Requests, Submit, Ticket, Window
+from controller.api.wire import Refused, encode
+
+log = structlog.get_logger("controller.api")
+
+
+class ApiServer:
+    """The console API of one table. ``start`` listens, ``close`` stops and unlinks.
+
+    ``publish`` and ``handling`` are for the table's thread; everything else about the
+    sockets happens on the API's own thread."""
+
+    def __init__(
+        self,
+        runtime_dir: str | os.PathLike[str],
+        submit: Submit,
+        *,
+        dealer: Access,
+        floor: Access,
+        events: Access,
+        max_line: int = MAX_LINE,
+        queue_limit: int = QUEUE_LIMIT,
+        drop_grace: float = DROP_GRACE,
+    ) -> None:
+        self.runtime_dir = Path(runtime_dir)
+        self._access = {"dealer": dealer, "floor": floor, "events": events}
+        self._listeners: list[Listener] = []
+        self._clients = Clients(queue_limit, drop_grace)
+        self._requests = Requests(self._clients, submit, max_line)
+        self._inbox = Inbox()
+        self._window: Window | None = None
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self._sel: selectors.BaseSelector | None = None
+
+    def path(self, name: str) -> Path:
+        """Where socket ``name`` (``dealer``, ``floor``, ``events``) listens."""
+        return socket_path(self.runtime_dir, name)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Listen on the three sockets and start the API's thread. ``ApiError`` (one
+        line) when the directory is missing, a name does not resolve, a path is taken
+        by something that is not a socket, or a live process serves it already."""
+        self._listeners = open_listeners(self.runtime_dir, self._access)
+        self._sel = selectors.DefaultSelector()
+        self._clients.open(self._sel)
+        self._sel.register(self._inbox.open(), selectors.EVENT_READ, None)
+        for lst in self._listeners:
+            self._sel.register(lst.sock, selectors.EVENT_READ, lst)
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="tablectl-api", daemon=True)
+        self._thread.start()
+        log.info("api_listening", dir=str(self.runtime_dir))
+
+    def close(self) -> None:
+        """Stop the API's thread, close every connection and unlink the sockets."""
+        if self._thread is not None:
+            self._stopping = True
+            self._inbox.stop()
+            self._thread.join()
+            self._thread = None
+        self._clients.close()
+        close_listeners(self._listeners)
+        if self._sel is not None:
+            self._sel.close()
+        self._sel = None
+        self._inbox.close()
+
+    def __enter__(self) -> ApiServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ the table's side
+
+    def publish(self, seq: int, entry: Mapping[str, object]) -> None:
+        """Stream one journal entry, ``seq`` its journal sequence number. Called by the
+        table's thread right after the entry is journaled; never blocks, never raises."""
+        if self._window is not None:
+            self._window.saw(seq, entry)
+        if self._thread is None:
+            return
+        self._inbox.put(Out(None, seq, event_line(seq, entry)))
+
+    def set_status(self, status: Mapping[str, object]) -> None:
+        """The table's state as a ``status`` request answers it (JSON values, never a
+        card). Called by the table's thread; the API's thread only reads the snapshot."""
+        self._requests.status = dict(status)
+
+    @contextlib.contextmanager
+    def handling(self, ticket: Ticket) -> Iterator[None]:
+        """Around the table's handling of ``ticket``'s command: the entries published
+        meanwhile are its outcome, sent to its sender as one ``result``."""
+        window = Window(ticket)
+        self._window = window
+        try:
+            yield
+        finally:
+            self._window = None
+            if self._thread is not None:
+                self._inbox.put(Out(ticket.connection, None, encode(window.result())))
+
+    # ------------------------------------------------------------------ the I/O thread
+
+    def _run(self) -> None:
+        assert self._sel is not None
+        while not self._stopping:
+            for key, mask in self._sel.select(self._clients.timeout()):
+                obj = key.data
+                if obj is None:
+                    self._inbox.drain_wake()
+                elif isinstance(obj, Listener):
+                    self._accept(obj)
+                elif self._clients.alive(obj):
+                    self._guarded(obj, mask)
+            for out in self._inbox.take():
+                self._clients.deliver(out)
+            self._clients.expire_drops()
+
+    def _accept(self, lst: Listener) -> None:
+        while True:
+            try:
+                sock, _ = lst.sock.accept()
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                log.warning("api_accept_failed", socket=lst.name, errno=exc.errno)
+                return
+            try:
+                peer = peer_of(sock)
+            except OSError as exc:
+                log.warning("api_peer_unknown", socket=lst.name, errno=exc.errno)
+                sock.close()
+                continue
+            conn = self._clients.add(sock, lst, peer)
+            if not lst.policy.allows(conn.peer):
+                log.warning("api_peer_refused", socket=lst.name, **conn.peer.describe())
+                message = f"uid {conn.peer.uid} gid {conn.peer.gid} may not use {lst.name}.sock"
+                self._requests.refuse(conn, Refused("not_allowed", message))
+                self._clients.drop(conn)
+
+    def _guarded(self, conn: Conn, mask: int) -> None:
+        # A bug in one connection's handling closes that connection, not the API. The
+        # exception's text is not logged: it may hold a request's values.
+        try:
+            if mask & selectors.EVENT_READ:
+                self._requests.read(conn)
+            if mask & selectors.EVENT_WRITE and self._clients.alive(conn):
+                self._clients.flush(conn)
+        except Exception as exc:
+            log.error("api_connection_failed", connection=conn.number, error=type(exc).__name__)
+            self._clients.close_one(conn)

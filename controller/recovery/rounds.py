@@ -1,0 +1,139 @@
+"""The round a restart finds in play: what the journal shows of it, and the halt that
+stops the table for a floorperson (``interrupted_round``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from controller.journal import Row
+from controller.recovery.inputs import RESUMED
+from controller.rules.spanish21 import dealer_blackjack
+from controller.table import events as ev
+from controller.table.core import INTERRUPTED, Halt, Table
+from controller.table.events import Command
+from drivers import messages as m
+
+_ENDS = ("round_end", "deal_called_off", "shoe_end")  # what ends a round's deal
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupted:
+    """The round the journal shows in play at the restart."""
+
+    round: int
+    cards: tuple[dict[str, object], ...]  # as dealt: to, hand, card (None: sealed)
+    seal: str | None  # the hole card's seal, when it is not known
+    dropped: tuple[int, ...] = ()  # inputs journaled but not acted on (rows)
+    held: tuple[int, ...] = ()  # inputs held until the floorperson clears (rows)
+
+    @property
+    def halt(self) -> Halt:
+        known = sum(1 for c in self.cards if c.get("card") is not None)
+        detail = f"round {self.round} was in play at the restart: {known} cards known"
+        if self.seal is not None:
+            detail += (
+                "; the hole card is sealed and not known: enter it as read from the "
+                "layout, or clear to void the round"
+            )
+        if self.dropped:
+            detail += "; the dealer's announcement is made again after the clear"
+        return Halt(INTERRUPTED, None, detail, None, seal=self.seal)
+
+    def entry(self) -> dict[str, object]:
+        return {
+            "round": self.round,
+            "cards": list(self.cards),
+            "seal": self.seal,
+            "dropped": list(self.dropped),
+            "held": list(self.held),
+            "halt": self.halt.entry(),
+        }
+
+    @staticmethod
+    def from_entry(entry: Mapping[str, Any]) -> Interrupted:
+        return Interrupted(
+            int(entry["round"]),
+            tuple(entry["cards"]),
+            entry.get("seal"),
+            tuple(entry.get("dropped", ())),
+            tuple(entry.get("held", ())),
+        )
+
+
+def round_in_play(
+    entries: Sequence[Mapping[str, Any]],
+) -> tuple[int, list[dict[str, object]]] | None:
+    """The round dealt and not ended at the end of ``entries``, and its cards."""
+    start = None
+    for i, e in enumerate(entries):
+        kind = e.get("type")
+        if kind == "no_more_bets":
+            start = i
+        elif kind in _ENDS:
+            start = None
+    if start is None:
+        return None
+    cards = _dealt(entries[start:])
+    if not cards:
+        return None  # nothing dealt: the round simply goes on
+    return int(entries[start]["round"]), cards
+
+
+def _dealt(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, object]]:
+    """The cards ``entries`` deal, as dealt; the hole card's value once revealed."""
+    cards: list[dict[str, object]] = []
+    for e in entries:
+        if e.get("type") == "dealt":
+            cards.append(
+                {
+                    "to": e.get("to", e.get("hand")),
+                    "hand": e.get("hand"),
+                    "card": e.get("card"),
+                    **({"sealed": True} if e.get("sealed") else {}),
+                }
+            )
+        elif e.get("type") == "reveal":
+            for dealt in cards:
+                if dealt.get("sealed") and dealt["to"] == "dealer":
+                    dealt.update(card=e.get("card"), sealed=False)
+    return cards
+
+
+def interrupted_still(rows: Sequence[Row]) -> Interrupted | None:
+    """An earlier restart's interrupted round whose halt still waits for its floorperson
+    when the journal ends (the replay has stopped the table for it again)."""
+    waiting: Interrupted | None = None
+    for row in rows:
+        e = row.entry
+        if e.get("type") == RESUMED:
+            waiting = Interrupted.from_entry(e["interrupted"]) if e.get("interrupted") else None
+        elif e.get("type") == "floor_clear" and INTERRUPTED in (e.get("causes") or ()):
+            waiting = None
+    return waiting
+
+
+def stand_in(table: Table, rows: Sequence[Row], at: int) -> str:
+    """A card to hold an unknown sealed card's place: one that gives the dealer a
+    Blackjack exactly when the reader's recorded answer in this round says so."""
+    blackjack = False
+    for row in rows[at + 1 :]:
+        kind = row.entry.get("type")
+        if kind == "peek":
+            blackjack = bool(row.entry.get("blackjack"))
+            break
+        if kind in ("round_end", "shoe_end"):
+            break
+    up = getattr(table, "up_card", None)
+    if not isinstance(up, str):
+        return "2S"
+    for token in ("2S", "2H", "2D", "2C", "KS", "KH", "AS", "AH"):
+        if dealer_blackjack([up, token]) == blackjack:
+            return token
+    return "2S"
+
+
+def reveals(item: m.Event | Command) -> bool:
+    """An input that turns the hole card over when the procedure accepts it."""
+    return isinstance(item, ev.DealersCard) or (isinstance(item, m.PeekResult) and item.blackjack)
