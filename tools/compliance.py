@@ -189,10 +189,7 @@ def render(
     regulation_texts: list[str], markers: dict[str, list[str]], chapters: Sequence[str]
 ) -> str:
     """The page: the subsections of ``chapters``, chapter by chapter in that order."""
-    subs = [
-        s for text in regulation_texts for s in subsections(text) if _chapter(s.ident) in chapters
-    ]
-    subs.sort(key=lambda s: chapters.index(_chapter(s.ident)))
+    subs = _listed(regulation_texts, chapters)
     cells = [_cell(sub.ident, markers) for sub in subs]
     proved = sum(kind == "proved" for kind, _ in cells)
     outside = sum(kind == "outside" for kind, _ in cells)
@@ -206,10 +203,23 @@ def render(
         *(f"| {sub.ident} | {cell} |" for sub, (_, cell) in zip(subs, cells, strict=True)),
         "",
     ]
-    unknown = sorted(m for m in markers if not any(_covers(m, s.ident) for s in subs))
+    unknown = _unknown(markers, subs)
     if unknown:
         lines += ["Markers that name no subsection of these texts: " + ", ".join(unknown), ""]
     return "\n".join(lines)
+
+
+def _listed(regulation_texts: list[str], chapters: Sequence[str]) -> list[Subsection]:
+    """The texts' subsections of ``chapters``, chapter by chapter, each in text order."""
+    subs = [
+        s for text in regulation_texts for s in subsections(text) if _chapter(s.ident) in chapters
+    ]
+    return sorted(subs, key=lambda s: chapters.index(_chapter(s.ident)))
+
+
+def _unknown(markers: dict[str, list[str]], subs: Sequence[Subsection]) -> list[str]:
+    """The markers that name none of these subsections."""
+    return sorted(m for m in markers if not any(_covers(m, s.ident) for s in subs))
 
 
 def _cell(ident: str, markers: dict[str, list[str]]) -> tuple[str, str]:
