@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.games import GAMES
+from tools.generated import emit
 
 # Subsections about furniture, paperwork or people rather than anything the
 # controller sees; listed with the reason instead of a test.
@@ -249,12 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.regulations.is_dir():
         print(f"compliance: error: no regulations folder at {args.regulations}", file=sys.stderr)
         return 2
-    text = build(args.regulations, args.tests)
-    if args.write:
-        args.write.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-    return 0
+    return emit(build(args.regulations, args.tests), args.write)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from transitions.core import Condition
 from controller.games import GAMES, Game
 from controller.table.core import Table
 from controller.table.seal import Sealer
+from tools.generated import emit
 
 
 # A table is built only to read its machine: nothing it records or shows goes anywhere.
@@ -168,12 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--write", type=Path, help="write here instead of stdout")
     args = ap.parse_args(argv)
-    text = build()
-    if args.write:
-        args.write.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-    return 0
+    return emit(build(), args.write)
 
 
 if __name__ == "__main__":

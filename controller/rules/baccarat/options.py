@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal, cast, get_args
 
-from controller.rules.options import RulesError, flag, text, whole
+from controller.rules.options import RulesError, check_keys, flag, text, whole
 
 Game = Literal["baccarat", "midibaccarat"]
 Dealing = Literal["face_up", "banker_under_shoe", "players_reveal"]
@@ -126,14 +126,7 @@ class BaccaratRules:
         if game not in GAMES:
             raise _unknown_game(game)
         ch = _chapter(game)
-        if not isinstance(d, Mapping):
-            raise RulesError(f"rules: expected a table of options, got {type(d).__name__}")
-        for key in d:
-            if key not in _KEYS:
-                raise RulesError(
-                    f"rules.{key}: unknown option; expected one of {', '.join(_KEYS)} "
-                    "(Rules Submission, 521.2)"
-                )
+        check_keys(d, _KEYS)
         vigorish = cast(Vigorish, text(d, "vigorish", "commission", f"{ch}.13(c)"))
         return cls(
             game=game,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, Final, Literal, cast, get_args, overload
 
-from controller.rules.options import RulesError, flag, text, whole
+from controller.rules.options import RulesError, check_keys, flag, text, whole
 from controller.rules.spanish21.hands import BOXES
 
 SettlementOrder = Literal["collect_then_pay", "right_to_left"]
@@ -91,14 +91,7 @@ class Spanish21Rules:
         RulesError, one line naming the key and the section, for an unknown key, a
         value of the wrong type or a value the chapter forbids.
         """
-        if not isinstance(d, Mapping):
-            raise RulesError(f"rules: expected a table of options, got {type(d).__name__}")
-        for key in d:
-            if key not in _SECTIONS:
-                raise RulesError(
-                    f"rules.{key}: unknown option; expected one of {', '.join(_SECTIONS)} "
-                    "(Rules Submission, 521.2)"
-                )
+        check_keys(d, _SECTIONS.keys())
         decks = _whole(d, "decks", 6)
         different, same = _MATCH_MINIMUM.get(decks, (0, 0))
         return cls(
