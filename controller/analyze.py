@@ -17,8 +17,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from controller.rules.baccarat import BETS, GAMES, BaccaratRules, Bet, RulesError
+from controller.games import GAMES
+from controller.rules.baccarat.options import BaccaratRules
+from controller.rules.baccarat.settlement import BETS, Bet
 from controller.rules.baccarat_analysis import DealCounts, deal_counts, house_edge
+from controller.rules.options import RulesError
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -34,7 +37,7 @@ def add_parser(
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "analyze", help="exact probabilities and house edge of a game's wagers"
     )
-    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("game", choices=[g.name for g in GAMES.values() if g.analysis])
     parser.add_argument(
         "--decks", type=int, help="decks in the shoe, 6 to 8 (default: the rules', else 8)"
     )

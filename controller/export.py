@@ -18,10 +18,11 @@ import argparse
 import json
 import sqlite3
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
+from controller.games import GAMES
 from controller.journal import JournalError, Row, open_read_only, verify
 from controller.table.seal import opens
 
@@ -58,17 +59,7 @@ def _shoes(rows: Iterable[Row]) -> Iterable[tuple[int, Row]]:
 def _window(rows: Sequence[Row], round_no: int, shoe: int | None) -> tuple[int, list[Row]]:
     """The rows of one round: its wagers through its ``round_end`` (or the journal's end,
     for a round still in play)."""
-    ends = [
-        s
-        for s, r in _shoes(rows)
-        if r.entry.get("type") == "no_more_bets" and r.entry.get("round") == round_no
-    ]
-    if shoe is None:
-        if not ends:
-            raise ExportError(f"no round {round_no} in the journal")
-        shoe = ends[-1]
-    elif shoe not in ends:
-        raise ExportError(f"no round {round_no} in shoe {shoe}")
+    shoe = _shoe_of(rows, round_no, shoe)
     window: list[Row] = []
     for s, row in _shoes(rows):
         e = row.entry
@@ -77,6 +68,23 @@ def _window(rows: Sequence[Row], round_no: int, shoe: int | None) -> tuple[int, 
             if e.get("type") == "round_end":
                 break
     return shoe, window
+
+
+def _shoe_of(rows: Sequence[Row], round_no: int, shoe: int | None) -> int:
+    """The shoe of round ``round_no``: ``shoe`` if it has that round, by default the last
+    shoe that has it; ExportError when none has."""
+    ends = [
+        s
+        for s, r in _shoes(rows)
+        if r.entry.get("type") == "no_more_bets" and r.entry.get("round") == round_no
+    ]
+    if shoe is None:
+        if not ends:
+            raise ExportError(f"no round {round_no} in the journal")
+        return ends[-1]
+    if shoe not in ends:
+        raise ExportError(f"no round {round_no} in shoe {shoe}")
+    return shoe
 
 
 def _place(e: dict[str, Any]) -> tuple[str, int]:
@@ -89,92 +97,133 @@ def _place(e: dict[str, Any]) -> tuple[str, int]:
 def export_round(rows: Sequence[Row], round_no: int, shoe: int | None = None) -> dict[str, Any]:
     """The round as a dispute needs it, from the journal rows alone."""
     shoe, window = _window(rows, round_no, shoe)
-    cards: list[dict[str, Any]] = []
-    hands: dict[str, list[list[str | None]]] = {}
-    decisions: list[dict[str, Any]] = []
-    wagers: list[dict[str, Any]] = []
-    seals: dict[str, dict[str, Any]] = {}
-    game: str | None = None
-    result: dict[str, Any] | None = None
-    notes: list[dict[str, Any]] = []
+    rebuilt = _Round()
     for row in window:
-        e = row.entry
-        kind = e.get("type")
-        if kind == "dealt":
-            where, index = _place(e)
-            entry: dict[str, Any] = {"seq": row.seq, "card": e.get("card"), "to": where}
-            if where.startswith("box "):
-                entry["hand"] = index
-            if e.get("sealed"):
-                entry.update(sealed=True, face_up=False)
-                if e.get("seal"):
-                    seals[str(e["seal"])] = entry
-            cards.append(entry)
-            seats = hands.setdefault(where, [[]])
-            while len(seats) < index:
-                seats.append([])
-            seats[index - 1].append(e.get("card"))
-        elif kind == "decision":
-            decisions.append(
-                {
-                    k: e[k]
-                    for k in ("box", "hand", "decision", "amount", "section")
-                    if k in e and e[k] is not None
-                }
-            )
-            if e.get("decision") == "split":
-                seats = hands[f"box {e['box']}"]
-                at = int(e["hand"]) - 1
-                seats.insert(at + 1, [seats[at].pop()])  # ruling R6: right after it
-        elif kind == "wager":
-            wagers.append({k: e[k] for k in ("box", "seat", "bet", "amount", "player") if k in e})
-        elif kind == "burn":
-            cards.append({"seq": row.seq, "card": e.get("card"), "to": "burn"})
-        elif kind in ("discard",) or (kind == "irregularity" and e.get("to") == "discard_rack"):
-            cards.append({"seq": row.seq, "card": e.get("card"), "to": "discard"})
-        elif kind == "reveal":
-            _reveal(row, cards, hands, seals)
-        elif kind == "round_end":
-            game = str(e.get("game"))
-            result = {k: v for k, v in e.items() if k not in ("type",)}
-        elif kind in ("peek", "insurance", "match_the_dealer", "irregularity", "settlement"):
-            notes.append({"seq": row.seq, **e})
-        for opened in e.get("opened") or ():
-            _release(opened, seals)
-    if game is None:
-        game = "baccarat" if any(c["to"] in ("player", "banker") for c in cards) else "spanish21"
+        rebuilt.read(row)
     return {
-        "game": game,
+        "game": rebuilt.game(),
         "shoe": shoe,
         "round": round_no,
         "rows": [window[0].seq, window[-1].seq] if window else [],
-        "wagers": wagers,
-        "cards": cards,
-        "hands": hands,
-        "decisions": decisions,
-        "events": notes,
-        "result": result,
+        "wagers": rebuilt.wagers,
+        "cards": rebuilt.cards,
+        "hands": rebuilt.hands,
+        "decisions": rebuilt.decisions,
+        "events": rebuilt.notes,
+        "result": rebuilt.result,
     }
 
 
-def _reveal(
-    row: Row,
-    cards: list[dict[str, Any]],
-    hands: dict[str, list[list[str | None]]],
-    seals: dict[str, dict[str, Any]],
-) -> None:
-    """The hole card turned over (551.8(h)) or collected (551.8(i)): placed where it was
-    dealt, and checked against its seal."""
-    e = row.entry
-    hole = next((c for c in cards if c.get("sealed") and c["to"] == "dealer"), None)
-    if hole is None:
-        return
-    hole.update(card=e.get("card"), sealed=False, revealed_at=row.seq)
-    dealer = hands.get("dealer", [[]])[0]
-    if None in dealer:
-        dealer[dealer.index(None)] = e.get("card")
-    for opened in e.get("opened") or ():
-        _release(opened, seals)
+class _Round:
+    """One round rebuilt row by row: its cards in dealing order, each place's hands, the
+    wagers and decisions, the rows kept as they are (``notes``) and its ``round_end``.
+    ``seals``: the sealed cards by seal, until a row releases them."""
+
+    def __init__(self) -> None:
+        self.cards: list[dict[str, Any]] = []
+        self.hands: dict[str, list[list[str | None]]] = {}
+        self.decisions: list[dict[str, Any]] = []
+        self.wagers: list[dict[str, Any]] = []
+        self.seals: dict[str, dict[str, Any]] = {}
+        self.result: dict[str, Any] | None = None
+        self.notes: list[dict[str, Any]] = []
+
+    def read(self, row: Row) -> None:
+        step = _STEPS.get(str(row.entry.get("type")))
+        if step is not None:
+            step(self, row)
+        for opened in row.entry.get("opened") or ():
+            _release(opened, self.seals)
+
+    def game(self) -> str:
+        """The game the ``round_end`` row records; for a round still in play, the game
+        its cards were dealt for: a Player's or Banker's Hand is Baccarat's."""
+        if self.result is not None:
+            return str(self.result.get("game"))
+        return (
+            "baccarat" if any(c["to"] in ("player", "banker") for c in self.cards) else "spanish21"
+        )
+
+    def dealt(self, row: Row) -> None:
+        e = row.entry
+        where, index = _place(e)
+        entry: dict[str, Any] = {"seq": row.seq, "card": e.get("card"), "to": where}
+        if where.startswith("box "):
+            entry["hand"] = index
+        if e.get("sealed"):
+            entry.update(sealed=True, face_up=False)
+            if e.get("seal"):
+                self.seals[str(e["seal"])] = entry
+        self.cards.append(entry)
+        seats = self.hands.setdefault(where, [[]])
+        while len(seats) < index:
+            seats.append([])
+        seats[index - 1].append(e.get("card"))
+
+    def decision(self, row: Row) -> None:
+        e = row.entry
+        self.decisions.append(
+            {
+                k: e[k]
+                for k in ("box", "hand", "decision", "amount", "section")
+                if k in e and e[k] is not None
+            }
+        )
+        if e.get("decision") == "split":
+            seats = self.hands[f"box {e['box']}"]
+            at = int(e["hand"]) - 1
+            seats.insert(at + 1, [seats[at].pop()])  # ruling R6: right after it
+
+    def wager(self, row: Row) -> None:
+        e = row.entry
+        self.wagers.append({k: e[k] for k in ("box", "seat", "bet", "amount", "player") if k in e})
+
+    def burn(self, row: Row) -> None:
+        self.cards.append({"seq": row.seq, "card": row.entry.get("card"), "to": "burn"})
+
+    def discard(self, row: Row) -> None:
+        self.cards.append({"seq": row.seq, "card": row.entry.get("card"), "to": "discard"})
+
+    def irregularity(self, row: Row) -> None:
+        if row.entry.get("to") == "discard_rack":
+            self.discard(row)
+        else:
+            self.note(row)
+
+    def reveal(self, row: Row) -> None:
+        """The hole card turned over (551.8(h)) or collected (551.8(i)): placed where it
+        was dealt; ``read`` checks it against its seal."""
+        e = row.entry
+        hole = next((c for c in self.cards if c.get("sealed") and c["to"] == "dealer"), None)
+        if hole is None:
+            return
+        hole.update(card=e.get("card"), sealed=False, revealed_at=row.seq)
+        dealer = self.hands.get("dealer", [[]])[0]
+        if None in dealer:
+            dealer[dealer.index(None)] = e.get("card")
+
+    def round_end(self, row: Row) -> None:
+        self.result = {k: v for k, v in row.entry.items() if k not in ("type",)}
+
+    def note(self, row: Row) -> None:
+        self.notes.append({"seq": row.seq, **row.entry})
+
+
+# What each kind of row adds to the round; a row of another kind adds nothing.
+_STEPS: Final[Mapping[str, Callable[[_Round, Row], None]]] = {
+    "dealt": _Round.dealt,
+    "decision": _Round.decision,
+    "wager": _Round.wager,
+    "burn": _Round.burn,
+    "discard": _Round.discard,
+    "irregularity": _Round.irregularity,
+    "reveal": _Round.reveal,
+    "round_end": _Round.round_end,
+    "peek": _Round.note,
+    "insurance": _Round.note,
+    "match_the_dealer": _Round.note,
+    "settlement": _Round.note,
+}
 
 
 def _release(opened: dict[str, Any], seals: dict[str, dict[str, Any]]) -> None:
@@ -187,6 +236,11 @@ def _release(opened: dict[str, Any], seals: dict[str, dict[str, Any]]) -> None:
 
 # --------------------------------------------------------------------------- text
 
+_SEAL_CHECKED: Final[Mapping[object, str]] = {
+    True: ", seal checked",
+    False: ", SEAL DOES NOT MATCH",
+}
+
 
 def _money(value: object) -> str:
     return str(value)
@@ -194,63 +248,88 @@ def _money(value: object) -> str:
 
 def text(report: dict[str, Any], source: str = "") -> str:
     """The round as a floorperson or an agent reads it."""
-    game = {"spanish21": "Spanish 21", "baccarat": "Baccarat", "midibaccarat": "Midibaccarat"}
+    name = report["game"]
+    title = GAMES[name].title if name in GAMES else name
     lines = [
-        f"{game.get(report['game'], report['game'])}: shoe {report['shoe']}, "
-        f"round {report['round']}" + (f" ({source})" if source else ""),
+        f"{title}: shoe {report['shoe']}, round {report['round']}"
+        + (f" ({source})" if source else ""),
+        *_wager_lines(report["wagers"]),
+        "Cards in dealing order:",
+        *(_card_line(n, c) for n, c in enumerate(report["cards"], 1)),
+        *_decision_lines(report["decisions"]),
+        "Hands:",
+        *_hand_lines(report["hands"]),
+        *_result_lines(report["result"]),
     ]
-    if report["wagers"]:
-        lines.append("Wagers:")
-        for w in report["wagers"]:
-            who = f"box {w['box']}" if "box" in w else f"seat {w.get('seat')}"
-            lines.append(f"  {who} {w['bet']} {_money(w['amount'])}")
-    lines.append("Cards in dealing order:")
-    for n, c in enumerate(report["cards"], 1):
-        shown = c["card"] if c["card"] is not None else "??"
-        where = c["to"] + (f" hand {c['hand']}" if "hand" in c else "")
-        extra = ""
-        if c.get("sealed"):
-            extra = "  (hole card, sealed: never turned over)"
-        elif "revealed_at" in c:
-            checked = {True: ", seal checked", False: ", SEAL DOES NOT MATCH"}.get(
-                c.get("seal_checked"), ""
-            )
-            extra = f"  (hole card, sealed until row {c['revealed_at']}{checked})"
-        lines.append(f"  {n:3d}. {shown:3s} {where}{extra}")
-    if report["decisions"]:
-        lines.append("Decisions:")
-        for d in report["decisions"]:
-            amount = f" {_money(d['amount'])}" if "amount" in d else ""
-            lines.append(f"  box {d['box']} hand {d['hand']}: {d['decision']}{amount}")
-    lines.append("Hands:")
-    for where, seats in report["hands"].items():
+    return "\n".join(lines) + "\n"
+
+
+def _wager_lines(wagers: Sequence[dict[str, Any]]) -> list[str]:
+    lines = ["Wagers:"] if wagers else []
+    for w in wagers:
+        who = f"box {w['box']}" if "box" in w else f"seat {w.get('seat')}"
+        lines.append(f"  {who} {w['bet']} {_money(w['amount'])}")
+    return lines
+
+
+def _card_line(n: int, c: dict[str, Any]) -> str:
+    shown = c["card"] if c["card"] is not None else "??"
+    where = c["to"] + (f" hand {c['hand']}" if "hand" in c else "")
+    extra = ""
+    if c.get("sealed"):
+        extra = "  (hole card, sealed: never turned over)"
+    elif "revealed_at" in c:
+        checked = _SEAL_CHECKED.get(c.get("seal_checked"), "")
+        extra = f"  (hole card, sealed until row {c['revealed_at']}{checked})"
+    return f"  {n:3d}. {shown:3s} {where}{extra}"
+
+
+def _decision_lines(decisions: Sequence[dict[str, Any]]) -> list[str]:
+    lines = ["Decisions:"] if decisions else []
+    for d in decisions:
+        amount = f" {_money(d['amount'])}" if "amount" in d else ""
+        lines.append(f"  box {d['box']} hand {d['hand']}: {d['decision']}{amount}")
+    return lines
+
+
+def _hand_lines(hands: dict[str, list[list[str | None]]]) -> list[str]:
+    lines = []
+    for where, seats in hands.items():
         for i, seat in enumerate(seats, 1):
             name = where + (f" hand {i}" if len(seats) > 1 else "")
             lines.append(f"  {name}: " + " ".join(c if c else "??" for c in seat))
-    res = report["result"]
+    return lines
+
+
+def _result_lines(res: dict[str, Any] | None) -> list[str]:
     if res is None:
-        lines.append("Result: none recorded (the round was in play when the journal ends)")
-    elif res.get("void"):
-        lines.append(f"Result: VOID ({res.get('reason')}); returned: {res.get('returned')}")
-    else:
-        if "dealer_total" in res:
-            lines.append(f"Result: dealer {res['dealer_total']}")
-        else:
-            lines.append("Result:")
-        for box, b in sorted((res.get("boxes") or {}).items()):
-            for i, h in enumerate(b.get("hands", []), 1):
-                lines.append(
-                    f"  box {box} hand {i}: {h.get('total')} {h.get('outcome')} "
-                    f"{_money(h.get('net'))}"
-                )
-        for hand in ("player", "banker"):
-            if hand in res:
-                lines.append(f"  {hand}: {' '.join(res[hand])} ({res.get(hand + '_total')})")
-        if "result" in res:
-            lines.append(f"  result: {res['result']}")
-        for seat, b in sorted((res.get("seats") or {}).items()):
-            lines.append(f"  seat {seat}: {_money(b.get('net'))}")
-    return "\n".join(lines) + "\n"
+        return ["Result: none recorded (the round was in play when the journal ends)"]
+    if res.get("void"):
+        return [f"Result: VOID ({res.get('reason')}); returned: {res.get('returned')}"]
+    head = f"Result: dealer {res['dealer_total']}" if "dealer_total" in res else "Result:"
+    return [head, *_box_results(res), *_seat_results(res)]
+
+
+def _box_results(res: dict[str, Any]) -> list[str]:
+    """Spanish 21: each box's hands as the round settled them."""
+    return [
+        f"  box {box} hand {i}: {h.get('total')} {h.get('outcome')} {_money(h.get('net'))}"
+        for box, b in sorted((res.get("boxes") or {}).items())
+        for i, h in enumerate(b.get("hands", []), 1)
+    ]
+
+
+def _seat_results(res: dict[str, Any]) -> list[str]:
+    """Baccarat: the Player's and Banker's Hands, the result and each seat's net."""
+    lines = []
+    for hand in ("player", "banker"):
+        if hand in res:
+            lines.append(f"  {hand}: {' '.join(res[hand])} ({res.get(hand + '_total')})")
+    if "result" in res:
+        lines.append(f"  result: {res['result']}")
+    for seat, b in sorted((res.get("seats") or {}).items()):
+        lines.append(f"  seat {seat}: {_money(b.get('net'))}")
+    return lines
 
 
 # --------------------------------------------------------------------------- command

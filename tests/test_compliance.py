@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.compliance import build, reg_markers, render, subsections
+from tools.compliance import build, chapters, reg_markers, render, subsections
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_compliance_doc_is_current() -> None:
     expected = build(ROOT / "tests" / "spec" / "regulations", ROOT / "tests")
     actual = (ROOT / "docs" / "compliance.md").read_text(encoding="utf-8")
-    assert actual == expected, "run: python -m controller.compliance --write docs/compliance.md"
+    assert actual == expected, "run: python -m tools.compliance --write docs/compliance.md"
 
 
 def test_lettered_subsections_and_roman_numerals() -> None:
@@ -58,7 +58,7 @@ def test_markers_cover_their_subsection_and_parents(tmp_path: Path) -> None:
         "def test_two():\n    pass\n"
     )
     markers = reg_markers(tmp_path)
-    page = render(["§ 999.1. S.\n(a) A.\n(b) B.\n(c) C."], markers)
+    page = render(["§ 999.1. S.\n(a) A.\n(b) B.\n(c) C."], markers, ("999",))
     assert "| 999.1(a) | `test_x.py::test_two` |" in page
     assert "| 999.1(b) | `test_x.py::test_one` |" in page
     assert "| 999.1(c) | **no test yet** |" in page
@@ -71,3 +71,10 @@ def test_a_subsection_glued_to_a_table_row_is_found() -> None:
     subs = subsections(text)
     assert [s.ident for s in subs] == ["999.1(a)", "999.1(b)", "999.1(c)"]
     assert subs[-1].text == "(c) A third subsection."
+
+
+def test_the_chapters_are_the_registered_games_in_number_order() -> None:
+    assert chapters() == ("543", "545", "551", "635a")
+    page = render(["§ 999.1. S.\n(a) A.", "§ 998.1. T.\n(a) B."], {}, ("998",))
+    assert "| 998.1(a) | **no test yet** |" in page
+    assert "999.1" not in page

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
+from typing import Any
 
 import pytest
 from transitions import Machine
 
-from controller.diagrams import TABLES, GameTable, build, build_table, machine_of, mermaid, render
-from controller.rules.baccarat import BaccaratRules
+from controller.games import GAMES, Game
+from controller.table.core import Table
+from tools.diagrams import build, build_table, machine_of, mermaid, render
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_state_machines_doc_is_current() -> None:
     actual = (ROOT / "docs" / "state-machines.md").read_text(encoding="utf-8")
-    assert actual == build(), "run: python -m controller.diagrams --write docs/state-machines.md"
+    assert actual == build(), "run: python -m tools.diagrams --write docs/state-machines.md"
 
 
 class _Model:
@@ -64,23 +67,23 @@ def test_diagram_numbers_alternatives_and_shows_conditions() -> None:
     )
 
 
-def _game(
-    title: str, module: str = "controller.table.baccarat", cls: str = "BaccaratTable"
-) -> GameTable:
-    return GameTable(title, "test", module, cls, BaccaratRules)
+def _game(title: str) -> Game:
+    return dataclasses.replace(GAMES["baccarat"], title=title, regulation="test")
 
 
-def test_a_table_not_written_yet_is_left_off() -> None:
-    missing = _game("Faro", module="controller.table.faro_not_written")
-    assert build_table(missing) is None
-    page = build([_game("Baccarat"), missing])
+def test_the_page_has_each_game_of_the_registry_under_its_title() -> None:
+    page = build([_game("Baccarat"), GAMES["spanish21"]])
     assert "## Baccarat (test)" in page
-    assert "Faro" not in page
+    assert "## Spanish 21 (58 Pa. Code ch. 551 and § 635a.7)" in page
+    assert "Midibaccarat" not in page
 
 
-def test_any_other_failure_to_build_a_table_is_an_error() -> None:
+def test_any_failure_to_build_a_table_is_an_error() -> None:
+    def no_table(*args: Any, **kwargs: Any) -> Table:
+        raise AttributeError("no such table")
+
     with pytest.raises(AttributeError):
-        build([_game("Baccarat", cls="NoSuchTable")])
+        build([dataclasses.replace(_game("Baccarat"), table=no_table)])
 
 
 def test_a_repeated_machine_is_named_not_drawn_again() -> None:
@@ -91,9 +94,7 @@ def test_a_repeated_machine_is_named_not_drawn_again() -> None:
 
 
 def test_baccarat_draws_every_state_and_trigger() -> None:
-    table = build_table(TABLES[0])
-    assert table is not None
-    machine = machine_of(table)
+    machine = machine_of(build_table(GAMES["baccarat"]))
     diagram = mermaid(machine)
     edges = [line.strip().split(": ", 1) for line in diagram.splitlines()[2:]]
     drawn_states = {s for ends, _ in edges for s in ends.split(" --> ")}

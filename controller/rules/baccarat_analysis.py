@@ -16,13 +16,13 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement
 
-from controller.rules.baccarat import (
-    BaccaratRules,
-    Bet,
+from controller.rules.baccarat.drawing import (
     Outcome,
     banker_draws_by_points,
     player_draws_by_points,
 )
+from controller.rules.baccarat.options import BaccaratRules
+from controller.rules.baccarat.settlement import Bet
 
 CARDS_PER_DECK = 52
 _PAIRS = tuple(combinations_with_replacement(range(10), 2))
@@ -67,54 +67,72 @@ def count_outcomes(classes: Sequence[int]) -> DealCounts:
     size = sum(classes)
     if size < 6:
         raise ValueError(f"a round can need six cards; the shoe holds {size}")
-    rest = list(classes)
-    tally = [0, 0, 0]  # banker, player, tie
-    # What the unused positions of the six-card deal can hold after 4 or 5 cards.
-    after_four = (size - 4) * (size - 5)
-    after_five = size - 5
-
-    def take(v: int) -> int:
-        # A class taken past empty turns negative only after a zero factor: weight 0.
-        ways = rest[v]
-        rest[v] -= 1
-        return ways
-
-    def record(weight: int, player_point: int, banker_point: int) -> None:
-        if banker_point > player_point:
-            tally[0] += weight
-        elif player_point > banker_point:
-            tally[1] += weight
-        else:
-            tally[2] += weight
-
+    count = _Count(classes)
     for p1, p2 in _PAIRS:
         for b1, b2 in _PAIRS:
-            orders = (1 if p1 == p2 else 2) * (1 if b1 == b2 else 2)
-            # 545.9(c): P, B, P, B; the falling product does not depend on the order.
-            weight = orders * take(p1) * take(b1) * take(p2) * take(b2)
-            if weight:
-                pp, bp = (p1 + p2) % 10, (b1 + b2) % 10
-                if pp >= 8 or bp >= 8:
-                    record(weight * after_four, pp, bp)  # 545.11(a): a Natural
-                elif player_draws_by_points(pp, bp):
-                    for x in range(10):
-                        w1 = weight * take(x)
-                        if w1:
-                            p3 = (pp + x) % 10
-                            if banker_draws_by_points(bp, x):
-                                for y in range(10):
-                                    record(w1 * rest[y], p3, (bp + y) % 10)
-                            else:
-                                record(w1 * after_five, p3, bp)
-                        rest[x] += 1
-                elif banker_draws_by_points(bp, None):
-                    for y in range(10):
-                        record(weight * rest[y] * after_five, pp, (bp + y) % 10)
+            count.deals_from(p1, p2, b1, b2)
+    return DealCounts(*count.tally)
+
+
+class _Count:
+    """The cards left in the shoe, by value, while the deals are counted; the tally."""
+
+    def __init__(self, classes: Sequence[int]) -> None:
+        size = sum(classes)
+        self.rest = list(classes)
+        self.tally = [0, 0, 0]  # banker, player, tie
+        # What the unused positions of the six-card deal can hold after 4 or 5 cards.
+        self.after_four = (size - 4) * (size - 5)
+        self.after_five = size - 5
+
+    def take(self, v: int) -> int:
+        # A class taken past empty turns negative only after a zero factor: weight 0.
+        ways = self.rest[v]
+        self.rest[v] -= 1
+        return ways
+
+    def record(self, weight: int, player_point: int, banker_point: int) -> None:
+        if banker_point > player_point:
+            self.tally[0] += weight
+        elif player_point > banker_point:
+            self.tally[1] += weight
+        else:
+            self.tally[2] += weight
+
+    def deals_from(self, p1: int, p2: int, b1: int, b2: int) -> None:
+        """Every deal whose first four cards are these values, in either order per hand."""
+        orders = (1 if p1 == p2 else 2) * (1 if b1 == b2 else 2)
+        # 545.9(c): P, B, P, B; the falling product does not depend on the order.
+        weight = orders * self.take(p1) * self.take(b1) * self.take(p2) * self.take(b2)
+        if weight:
+            self._after_four(weight, (p1 + p2) % 10, (b1 + b2) % 10)
+        for v in (p1, b1, p2, b2):
+            self.rest[v] += 1
+
+    def _after_four(self, weight: int, pp: int, bp: int) -> None:
+        if pp >= 8 or bp >= 8:
+            self.record(weight * self.after_four, pp, bp)  # 545.11(a): a Natural
+        elif player_draws_by_points(pp, bp):
+            self._player_third(weight, pp, bp)
+        elif banker_draws_by_points(bp, None):
+            self._banker_third(weight * self.after_five, pp, bp)
+        else:
+            self.record(weight * self.after_four, pp, bp)
+
+    def _player_third(self, weight: int, pp: int, bp: int) -> None:
+        for x in range(10):
+            w1 = weight * self.take(x)
+            if w1:
+                p3 = (pp + x) % 10
+                if banker_draws_by_points(bp, x):
+                    self._banker_third(w1, p3, bp)
                 else:
-                    record(weight * after_four, pp, bp)
-            for v in (p1, b1, p2, b2):
-                rest[v] += 1
-    return DealCounts(*tally)
+                    self.record(w1 * self.after_five, p3, bp)
+            self.rest[x] += 1
+
+    def _banker_third(self, weight: int, pp: int, bp: int) -> None:
+        for y in range(10):
+            self.record(weight * self.rest[y], pp, (bp + y) % 10)
 
 
 def expected_return(counts: DealCounts, bet: Bet, rules: BaccaratRules) -> Fraction:

@@ -3,12 +3,24 @@ time, with an error that names the key and the section that governs it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 
 class RulesError(ValueError):
     """A Rules Submission option that is unknown, mistyped or forbidden by the chapter."""
+
+
+def check_keys(d: Mapping[str, Any], keys: Collection[str]) -> None:
+    """RulesError unless ``d`` is a table of options, each one of ``keys``."""
+    if not isinstance(d, Mapping):
+        raise RulesError(f"rules: expected a table of options, got {type(d).__name__}")
+    for key in d:
+        if key not in keys:
+            raise RulesError(
+                f"rules.{key}: unknown option; expected one of {', '.join(keys)} "
+                "(Rules Submission, 521.2)"
+            )
 
 
 def whole(d: Mapping[str, Any], key: str, default: int, section: str) -> int:

@@ -2,10 +2,10 @@
 read from the ``transitions.Machine`` the table builds, so the page cannot drift from
 the code.
 
-    python -m controller.diagrams --write docs/state-machines.md
+    python -m tools.diagrams --write docs/state-machines.md
 
-Every game table is listed once, in ``TABLES``. A table whose module does not exist
-yet is left off the page; any other failure to build one is an error.
+The games, their titles and regulations and how to build each one's table are the
+registry's (``controller.games``); any failure to build a table is an error.
 
 transitions' own Mermaid output (``transitions.extensions.diagrams``) is not used: it
 needs the table to be built on a ``GraphMachine`` rather than the plain ``Machine`` of
@@ -17,55 +17,17 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib
-import importlib.util
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from transitions import Machine
 from transitions.core import Condition
 
-from controller.rules.baccarat import BaccaratRules
-from controller.rules.spanish21 import Spanish21Rules
+from controller.games import GAMES, Game
 from controller.table.core import Table
-
-
-@dataclass(frozen=True)
-class GameTable:
-    """One game's table: its heading, and how to build it with the default rules."""
-
-    title: str
-    regulation: str
-    module: str
-    cls: str
-    rules: Callable[[], object]
-
-
-TABLES: tuple[GameTable, ...] = (
-    GameTable(
-        "Baccarat",
-        "58 Pa. Code ch. 545",
-        "controller.table.baccarat",
-        "BaccaratTable",
-        functools.partial(BaccaratRules.from_dict, "baccarat", {}),
-    ),
-    GameTable(
-        "Midibaccarat",
-        "58 Pa. Code ch. 543",
-        "controller.table.baccarat",
-        "BaccaratTable",
-        functools.partial(BaccaratRules.from_dict, "midibaccarat", {}),
-    ),
-    GameTable(
-        "Spanish 21",
-        "58 Pa. Code ch. 551 and § 635a.7",
-        "controller.table.spanish21",
-        "Spanish21Table",
-        Spanish21Rules,
-    ),
-)
+from controller.table.seal import Sealer
+from tools.generated import emit
 
 
 # A table is built only to read its machine: nothing it records or shows goes anywhere.
@@ -81,14 +43,29 @@ class _NullDevices:
     def display(self, text: str) -> bool:
         return True
 
+    def arm(self, target: object) -> bool:
+        return True
 
-def build_table(game: GameTable) -> Table | None:
-    """The game's table, idle in its initial state; None when its module does not exist."""
-    if importlib.util.find_spec(game.module) is None:
-        return None
-    cls = getattr(importlib.import_module(game.module), game.cls)
-    table: Table = cls(game.rules(), _NullJournal(), _NullDevices())
-    return table
+    def disarm(self) -> bool:
+        return True
+
+    def self_test(self) -> bool:
+        return True
+
+
+def _no_gaming_day() -> str:
+    return ""
+
+
+def build_table(game: Game) -> Table:
+    """The game's table with its default rules, idle in its initial state."""
+    return game.table(
+        game.defaults(),
+        _NullJournal(),
+        _NullDevices(),
+        gaming_day=_no_gaming_day,
+        sealer=Sealer(),
+    )
 
 
 def machine_of(table: Table) -> Machine:
@@ -139,7 +116,7 @@ _PREAMBLE = """\
 # Table state machines
 
 Generated from the machines the tables build (`controller/table/`) by
-`python -m controller.diagrams --write docs/state-machines.md`;
+`python -m tools.diagrams --write docs/state-machines.md`;
 `tests/test_diagrams.py` fails when this file is stale. Do not edit by hand.
 
 How to read them:
@@ -160,7 +137,7 @@ How to read them:
 """
 
 
-def render(games: Sequence[tuple[GameTable, Machine]]) -> str:
+def render(games: Sequence[tuple[Game, Machine]]) -> str:
     """The page for these games, in order; a game whose diagram repeats an earlier one's
     says so instead of repeating it."""
     out = [_PREAMBLE]
@@ -180,29 +157,19 @@ def render(games: Sequence[tuple[GameTable, Machine]]) -> str:
     return "\n".join(out)
 
 
-def build(tables: Sequence[GameTable] = TABLES) -> str:
-    """The page for every game table that exists."""
-    games = []
-    for game in tables:
-        table = build_table(game)
-        if table is not None:
-            games.append((game, machine_of(table)))
-    return render(games)
+def build(games: Iterable[Game] = GAMES.values()) -> str:
+    """The page for these games, by default every registered one."""
+    return render([(game, machine_of(build_table(game))) for game in games])
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m controller.diagrams",
+        prog="python -m tools.diagrams",
         description="Write the Mermaid state diagrams of every game's table machine.",
     )
     ap.add_argument("--write", type=Path, help="write here instead of stdout")
     args = ap.parse_args(argv)
-    text = build()
-    if args.write:
-        args.write.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-    return 0
+    return emit(build(), args.write)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,130 @@
+"""The order of the cards and the drawing rules (545.9(c), 545.10, 545.11 and its
+Table 1), and the winning hand of a complete round (545.8(a), 545.12(a))."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final, Literal
+
+from controller.rules.baccarat.points import is_natural, point, value
+
+Hand = Literal["player", "banker"]
+Outcome = Literal["player", "banker", "tie"]
+
+# The cards of each hand that may be out before the fourth card (545.9(c)).
+_INITIAL_COUNTS: Final = ((0, 0), (1, 0), (1, 1), (2, 1))
+
+
+def initial_order() -> tuple[Hand, Hand, Hand, Hand]:
+    """Which hand takes each of the first four cards (545.9(c) / 543.9(c))."""
+    return ("player", "banker", "player", "banker")
+
+
+# 545.11(c)(2)(iii) Table 1, as printed: the Banker's two-card Point Count (rows)
+# against the value of the Player's third card (columns 0-9); "D" draws, "S" stays.
+TABLE_1: Mapping[int, str] = {
+    3: "DDDDDDDDSD",
+    4: "SSDDDDDDSS",
+    5: "SSSSDDDDSS",
+    6: "SSSSSSDDSS",
+}
+
+
+def player_draws_by_points(player_point: int, banker_point: int) -> bool:
+    """545.11(a)-(b) on the two-card Point Counts."""
+    if player_point >= 8 or banker_point >= 8:
+        return False  # 545.11(a): a Natural on either side ends the deal
+    return player_point < 6  # 545.11(b)(1); 6 or 7 stays, 545.11(b)(2)
+
+
+def banker_draws_by_points(banker_point: int, player_third: int | None) -> bool:
+    """545.11(c) on the Banker's two-card Point Count and the Player's third card value.
+
+    ``None`` means the Player's Hand stayed. Like 545.11(c) itself this presumes the
+    Player's Hand is not a Natural; ``next_to_draw`` applies 545.11(a) to both hands.
+    """
+    if banker_point >= 8:
+        return False  # 545.11(a)
+    if player_third is None:
+        return banker_point <= 5  # 545.11(c)(1)
+    if banker_point < 3:
+        return True  # 545.11(c)(2)(i)
+    if banker_point == 7:
+        return False  # 545.11(c)(2)(ii)
+    return TABLE_1[banker_point][player_third] == "D"  # 545.11(c)(2)(iii), (g)
+
+
+def _check_two(hand: Hand, cards: Sequence[str]) -> None:
+    if len(cards) != 2:
+        raise ValueError(f"the {hand}'s first two cards are wanted, not {len(cards)} cards")
+
+
+def player_draws(player: Sequence[str], banker: Sequence[str]) -> bool:
+    """Whether the Player's Hand takes a third card, from both hands' first two cards."""
+    _check_two("player", player)
+    _check_two("banker", banker)
+    return player_draws_by_points(point(player), point(banker))
+
+
+def banker_draws(banker: Sequence[str], player_third: str | None) -> bool:
+    """Whether the Banker's Hand takes a third card (545.11(c), Table 1).
+
+    ``player_third`` is the Player's third card, or ``None`` when the Player's Hand
+    stayed. As in 545.11(c) the Player's Hand is presumed not to be a Natural.
+    """
+    _check_two("banker", banker)
+    third = None if player_third is None else value(player_third)
+    return banker_draws_by_points(point(banker), third)
+
+
+def next_to_draw(player: Sequence[str], banker: Sequence[str]) -> Hand | None:
+    """The hand that takes the next card, or ``None`` once the round's cards are out.
+
+    ValueError if the cards so far could not have been dealt under 545.9(c), 545.10(c),
+    (d) and 545.11: the caller has an irregularity (545.15) to handle.
+    """
+    p, b = len(player), len(banker)
+    _check_counts(p, b)
+    if p + b < 4:
+        return initial_order()[p + b]
+    player_third = player[2] if p == 3 else None
+    wants_player = player_draws(player[:2], banker[:2])
+    wants_banker = not is_natural(player[:2]) and banker_draws(banker[:2], player_third)
+    _check_third_cards(p, b, wants_player, wants_banker)
+    if p == 2 and wants_player:
+        return "player"
+    if b == 2 and wants_banker:
+        return "banker"
+    return None
+
+
+def _check_counts(p: int, b: int) -> None:
+    """ValueError unless ``p`` Player and ``b`` Banker cards are a stage of the deal."""
+    if p + b < 4:
+        if (p, b) not in _INITIAL_COUNTS:
+            raise ValueError(f"{p} Player and {b} Banker cards: not the order of 545.9(c)")
+        return
+    if p > 3 or b > 3:
+        raise ValueError("no hand takes more than one additional card (545.10(d))")
+    if p < 2 or b < 2:
+        raise ValueError(f"{p} Player and {b} Banker cards: not the order of 545.9(c)")
+
+
+def _check_third_cards(p: int, b: int, wants_player: bool, wants_banker: bool) -> None:
+    """ValueError unless each third card out was due, the Player's first (545.10(c), 545.11)."""
+    if p == 3 and not wants_player:
+        raise ValueError("the Player's Hand was not entitled to a third card (545.11)")
+    if b == 3 and not wants_banker:
+        raise ValueError("the Banker's Hand was not entitled to a third card (545.11)")
+    if p == 2 and wants_player and b == 3:
+        raise ValueError("the Player's third card is dealt first (545.10(c))")
+
+
+def result(player: Sequence[str], banker: Sequence[str]) -> Outcome:
+    """The winning hand of a complete round, or "tie" (545.8(a), 545.12(a))."""
+    if next_to_draw(player, banker) is not None:
+        raise ValueError("the round is not complete (545.12(a))")
+    p, b = point(player), point(banker)
+    if p == b:
+        return "tie"
+    return "player" if p > b else "banker"

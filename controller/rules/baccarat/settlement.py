@@ -1,0 +1,151 @@
+"""Settling a Baccarat or Midibaccarat seat's wagers (545.8, 545.13), the vigorish and
+its rounding (545.13(c)-(f), ruling R11), the ledger of deferred vigorish (545.13(e))
+and the order the layout is settled (545.12(b)).
+
+Money is ``Decimal`` in currency units (dollars, as the bench scenarios give wagers):
+the rounding of 545.13(d) / 543.13(d) is stated in cents, and a 5% vigorish on an
+amount in whole cents need not be whole cents, so integers of one unit cannot hold
+the exact vigorish that 545.13(c) requires when no rounding is elected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
+from typing import Literal, get_args
+
+from controller.rules.baccarat.drawing import Outcome
+from controller.rules.baccarat.options import BaccaratRules
+
+Bet = Literal["player", "banker", "tie"]
+
+BETS: tuple[Bet, ...] = get_args(Bet)
+
+_CENT = Decimal("0.01")
+
+
+class WagerError(ValueError):
+    """A wager that cannot be settled: unknown bet or an amount that is not money."""
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """One seat's round: the net of each bet and the vigorish it is charged.
+
+    ``banker`` is the 1:1 result; the vigorish is apart because 545.12(b) marks or
+    collects it apart from the payout. ``vigorish_deferred``: marked on the layout
+    for later collection (545.13(e)) rather than collected now.
+    """
+
+    player: Decimal
+    banker: Decimal
+    tie: Decimal
+    vigorish: Decimal
+    vigorish_deferred: bool
+
+    @property
+    def net(self) -> Decimal:
+        """The seat's result for the round, the vigorish charged (collected or marked) off."""
+        return self.player + self.banker + self.tie - self.vigorish
+
+
+def wager_amount(bet: str, amount: Decimal | int) -> Decimal:
+    """A wager as money: a positive amount in whole cents; WagerError otherwise."""
+    if bet not in BETS:
+        raise WagerError(f"unknown bet {bet!r}; expected player, banker or tie (545.8(a))")
+    if isinstance(amount, bool) or not isinstance(amount, int | Decimal):
+        raise WagerError(f"{bet} wager: {amount!r} is not an int or Decimal amount")
+    money = Decimal(amount)
+    if not money.is_finite() or money <= 0 or money % _CENT != 0:
+        raise WagerError(f"{bet} wager: {amount} is not a positive amount in whole cents")
+    return money
+
+
+def round_vigorish(amount: Decimal, rules: BaccaratRules) -> Decimal:
+    """The vigorish after the rounding the rules elect, up to a multiple of the unit.
+
+    Baccarat rounds a 5% vigorish up to 25 cents and a 4% one up to 20 cents
+    (545.13(d)); Midibaccarat rounds any vigorish, the 25% one included, up to 5 cents
+    (543.13(d)).
+    """
+    if not rules.vigorish_rounding or amount == 0:
+        return amount
+    if rules.game == "midibaccarat":
+        unit = Decimal("0.05")
+    else:
+        unit = Decimal("0.25") if rules.commission == 5 else Decimal("0.20")
+    return (amount / unit).to_integral_value(rounding=ROUND_CEILING) * unit
+
+
+def settle(
+    wagers: Mapping[str, Decimal | int], outcome: Outcome, rules: BaccaratRules
+) -> Settlement:
+    """Settle one seat's wagers (bet -> amount) for the round's outcome (545.8, 545.13)."""
+    amounts = {bet: wager_amount(bet, amount) for bet, amount in wagers.items()}
+    zero = Decimal(0)
+    on_player = amounts.get("player", zero)
+    on_banker = amounts.get("banker", zero)
+    on_tie = amounts.get("tie", zero)
+    if outcome == "tie":
+        # 545.8(a)(1)(iii), (2)(iii): Player and Banker wagers are void and returned.
+        player_net = banker_net = zero
+        tie_net = on_tie * rules.tie_odds  # 545.13(b)
+    else:
+        sign = 1 if outcome == "player" else -1
+        player_net = sign * on_player  # 545.8(a)(2), 545.13(a): 1 to 1
+        banker_net = -sign * on_banker  # 545.8(a)(1), 545.13(c): 1 to 1
+        tie_net = -on_tie  # 545.8(a)(3)(ii)
+    vigorish = zero
+    if outcome == "banker":
+        vigorish = on_banker * rules.commission_rate  # 545.13(c): of the amount won
+    elif outcome == "tie" and rules.vigorish == "tie_25":
+        vigorish = on_banker / 4  # 543.8(a)(1)(iii)(B), 543.13(f)
+    vigorish = round_vigorish(vigorish, rules)
+    deferred = vigorish > 0 and rules.vigorish_collection == "deferred"
+    return Settlement(player_net, banker_net, tie_net, vigorish, deferred)
+
+
+def payment_order(seats: Iterable[int]) -> tuple[int, ...]:
+    """Seats with a winning wager in the order they are paid: highest first (545.12(b))."""
+    return tuple(sorted(set(seats), reverse=True))
+
+
+def collection_order(settled: Mapping[int, Settlement]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """545.12(b), 543.12(b): the seats whose losing wagers are collected first, then the
+    seats with a winning wager in the order each one's vigorish is marked or collected
+    and its winning wager paid, the highest seat number first. A wager returned on a tie
+    is neither."""
+    losing = sorted(s for s, x in settled.items() if min(x.player, x.banker, x.tie) < 0)
+    winning = (s for s, x in settled.items() if max(x.player, x.banker, x.tie) > 0)
+    return tuple(losing), payment_order(winning)
+
+
+@dataclass(frozen=True)
+class VigorishLedger:
+    """Deferred vigorish owed per seat, as the marker buttons on the layout (545.13(e)).
+
+    All of it is collected before play begins with a new shoe, and a seat's share
+    when that player leaves the table, whichever comes first.
+    """
+
+    owed: tuple[tuple[int, Decimal], ...] = ()
+
+    def due(self, seat: int) -> Decimal:
+        return dict(self.owed).get(seat, Decimal(0))
+
+    def mark(self, seat: int, amount: Decimal) -> VigorishLedger:
+        """The ledger with ``amount`` more owed by ``seat``."""
+        if amount < 0:
+            raise ValueError(f"seat {seat}: vigorish owed cannot fall by marking ({amount})")
+        owed = dict(self.owed)
+        owed[seat] = owed.get(seat, Decimal(0)) + amount
+        return VigorishLedger(tuple(sorted((s, a) for s, a in owed.items() if a)))
+
+    def collect(self, seat: int) -> tuple[Decimal, VigorishLedger]:
+        """What ``seat`` owes when the player leaves, and the ledger without it."""
+        return self.due(seat), VigorishLedger(tuple(e for e in self.owed if e[0] != seat))
+
+    def collect_all(self) -> tuple[tuple[tuple[int, Decimal], ...], VigorishLedger]:
+        """Everything owed, seat by seat, before a new shoe; and the empty ledger."""
+        return self.owed, VigorishLedger()
