@@ -891,7 +891,7 @@ class Spanish21Machine(RuleBasedStateMachine):
     def insert(self, truthful: bool) -> None:
         self.d.event(m.CardInserted("reader", self.d.id(), True))
         # The reader looks at the card itself: the test reads the table's own record of it.
-        dealer = self.table._dealer
+        dealer = self.table._round.dealer
         answer = dealer_blackjack(dealer)
         self.d.event(m.PeekResult("reader", self.d.id(), answer if truthful else not answer))
 
@@ -967,7 +967,7 @@ class Spanish21Machine(RuleBasedStateMachine):
     def the_hole_card_appears_nowhere_before_it_is_revealed(self) -> None:
         table = self.table
         if self.secret is None and table.hole_dealt:
-            self.secret = table._dealer[1]  # the test's ground truth
+            self.secret = table._round.dealer[1]  # the test's ground truth
             self.secret_scanned = self.secret_search_start()
         if self.secret is None:
             return
