@@ -38,7 +38,7 @@ def host_frame(seq: int, ack: int, mtype: int, payload: bytes) -> bytes:
 @pytest.fixture
 def fixed_nonces(mocker: MockerFixture) -> None:
     """Both ends pick known nonces, so frames can be checked byte for byte."""
-    mocker.patch("drivers.device.secrets.token_bytes", return_value=HOST_NONCE)
+    mocker.patch("drivers.device.driver.secrets.token_bytes", return_value=HOST_NONCE)
     mocker.patch("firmware_sim.endpoint.secrets").token_bytes.return_value = DEV_NONCE
 
 
