@@ -23,7 +23,7 @@ import structlog
 from drivers import codec
 from drivers import messages as m
 from firmware_sim.control import CommandError, ControlServer, Fields, Reply, int_field
-from firmware_sim.devices import Command, Firmware, dispatch, no_fields
+from firmware_sim.devices.base import Command, Firmware, dispatch, no_fields
 from firmware_sim.faults import FaultLayer, FaultSpec, Outgoing
 
 log = structlog.get_logger("firmware_sim")
