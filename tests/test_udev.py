@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.udev_rules import (
+from tools.udev_rules import (
     AttributeWrite,
     FakeDevice,
     NotEvaluable,
@@ -136,7 +136,7 @@ def test_shipped_rules_parse_without_errors(shipped: RulesFile) -> None:
 
 def test_checker_prints_nothing_and_exits_0_on_the_shipped_file() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "controller.udev_rules", "udev/70-tablectl.rules"],
+        [sys.executable, "-m", "tools.udev_rules", "udev/70-tablectl.rules"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -152,7 +152,8 @@ def test_checker_exits_2_with_one_line_per_error(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     done = subprocess.run(
-        [sys.executable, "-m", "controller.udev_rules", str(bad)],
+        [sys.executable, "-m", "tools.udev_rules", str(bad)],
+        cwd=ROOT,  # tools/ is the repository's, not installed
         capture_output=True,
         text=True,
         check=False,
@@ -167,7 +168,8 @@ def test_checker_exits_2_with_one_line_per_error(tmp_path: Path) -> None:
 def test_checker_reports_an_unreadable_file_in_one_line(tmp_path: Path) -> None:
     missing = tmp_path / "absent.rules"
     done = subprocess.run(
-        [sys.executable, "-m", "controller.udev_rules", str(missing)],
+        [sys.executable, "-m", "tools.udev_rules", str(missing)],
+        cwd=ROOT,  # tools/ is the repository's, not installed
         capture_output=True,
         text=True,
         check=False,
