@@ -29,7 +29,7 @@ $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 run: $(VENV)/.installed
 	$(BIN)/tablectl run --simulate $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(GAME),--game $(GAME))
 
-test: lint systemd-tools
+test: lint systemd-tools udevadm
 	$(BIN)/pytest
 
 # tests/test_systemd_unit.py runs systemd-analyze (and systemd-sysusers); installed
@@ -40,6 +40,16 @@ systemd-tools:
 	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 	       && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd >/dev/null; } \
 	  || { echo "systemd-analyze is missing: install systemd and retry" >&2; exit 1; }
+
+# tests/test_udev.py runs `udevadm verify` (systemd 254 and later; bookworm has 252) on
+# udev/70-tablectl.rules: when it is missing, udev 254 from bookworm-backports is
+# unpacked into .venv/udev-254, where the test looks, without installing it (after the
+# venv, whose creation empties .venv).
+UDEV_DIR := .venv/udev-254
+.PHONY: udevadm
+udevadm: $(UDEV_DIR)/bin/udevadm
+$(UDEV_DIR)/bin/udevadm: | $(VENV)/.created
+	$(PYTHON) -m tools.fetch_udev $(UDEV_DIR)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

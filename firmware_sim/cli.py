@@ -58,7 +58,8 @@ def _identity_text(text: str) -> str:
     return text
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _common_options() -> _Parser:
+    """The options every kind of device takes."""
     common = _Parser(add_help=False)
     common.add_argument("--link", required=True, metavar="PATH", help="symlink to the pty")
     common.add_argument("--key-file", required=True, metavar="FILE", help="device link key")
@@ -93,11 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="stop when standard input reaches its end (the parent holds a pipe's other end)",
     )
+    return common
 
-    parser = _Parser(prog=PROG, description="Simulated table-device firmware on a pty.")
-    sub = parser.add_subparsers(dest="kind", required=True, metavar="{shoe,reader,shuffler}")
 
-    shoe = sub.add_parser("shoe", parents=[common], help="electronic dealing shoe")
+def _shoe_options(shoe: argparse.ArgumentParser) -> None:
     stacked = shoe.add_mutually_exclusive_group()
     stacked.add_argument("--cards", metavar="TOKENS", help='stacked order, e.g. "AS KD CUT"')
     stacked.add_argument("--stack-file", metavar="FILE", help="stacked order from a file")
@@ -112,9 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--pace-ms", type=_int_in(1, 3_600_000), default=1500, help="realistic pace interval"
     )
 
-    sub.add_parser("reader", parents=[common], help="Spanish 21 hole-card reader")
 
-    shuffler = sub.add_parser("shuffler", parents=[common], help="automated card shuffler")
+def _shuffler_options(shuffler: argparse.ArgumentParser) -> None:
     shuffler.add_argument(
         "--decks", type=_int_in(1, decks.MAX_DECKS), default=DEFAULT_DECKS, help="default 8"
     )
@@ -122,6 +121,15 @@ def build_parser() -> argparse.ArgumentParser:
     shuffler.add_argument(
         "--shuffle-ms", type=_int_in(0, 3_600_000), default=0, help="shuffle duration"
     )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common_options()
+    parser = _Parser(prog=PROG, description="Simulated table-device firmware on a pty.")
+    sub = parser.add_subparsers(dest="kind", required=True, metavar="{shoe,reader,shuffler}")
+    _shoe_options(sub.add_parser("shoe", parents=[common], help="electronic dealing shoe"))
+    sub.add_parser("reader", parents=[common], help="Spanish 21 hole-card reader")
+    _shuffler_options(sub.add_parser("shuffler", parents=[common], help="automated card shuffler"))
     return parser
 
 

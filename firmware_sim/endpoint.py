@@ -61,6 +61,12 @@ class DeviceEndpoint:
         # retries HELLO); an older one is a replay and is ignored.
         self._nonces: deque[bytes] = deque(maxlen=64)
         self._reply = b""
+        # The messages the endpoint answers itself; other commands go to the firmware.
+        self._handlers: dict[int, Callable[[bytes], None]] = {
+            m.MsgType.HELLO: self._answer_hello,
+            m.MsgType.REFUSED: self._refused_by_host,
+            m.MsgType.EVENT_ACK: self._event_ack,
+        }
 
     @property
     def established(self) -> bool:
@@ -106,25 +112,28 @@ class DeviceEndpoint:
         self.link.reset()
 
     def _handle(self, mtype: int, payload: bytes) -> None:
-        if mtype == m.MsgType.HELLO:
-            self._answer_hello(payload)
-        elif mtype == m.MsgType.REFUSED:
-            try:
-                self.refused = m.RefusalReason(payload[0]).name if payload else "UNKNOWN"
-            except ValueError:
-                self.refused = f"code {payload[0]}"
-            self.link.reset()
-        elif mtype == m.MsgType.EVENT_ACK:
-            try:
-                acked = m.decode_event_ack(payload)
-            except MalformedMessage:
-                return
-            if acked >= self.next_event_id:
-                return  # acknowledges events never sent: a host bug, keep the backlog
-            while self.backlog and self.backlog[0][0] <= acked:
-                self.backlog.popleft()
+        handler = self._handlers.get(mtype)
+        if handler is not None:
+            handler(payload)
         elif mtype not in m.CONTROL_TYPES:
             self._on_command(mtype, payload)
+
+    def _refused_by_host(self, payload: bytes) -> None:
+        try:
+            self.refused = m.RefusalReason(payload[0]).name if payload else "UNKNOWN"
+        except ValueError:
+            self.refused = f"code {payload[0]}"
+        self.link.reset()
+
+    def _event_ack(self, payload: bytes) -> None:
+        try:
+            acked = m.decode_event_ack(payload)
+        except MalformedMessage:
+            return
+        if acked >= self.next_event_id:
+            return  # acknowledges events never sent: a host bug, keep the backlog
+        while self.backlog and self.backlog[0][0] <= acked:
+            self.backlog.popleft()
 
     def _answer_hello(self, payload: bytes) -> None:
         try:

@@ -11,6 +11,7 @@ import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 import structlog
 
@@ -46,7 +47,7 @@ class FaultSpec:
         if unknown:
             raise ValueError(f"faults: unknown key {sorted(unknown)[0]!r}")
         seed = data.get("seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        if not _is_int(seed):
             raise ValueError("faults: seed must be an integer")
         return cls(seed, _rates(data.get("rates", {})), _script(data.get("script", [])))
 
@@ -74,30 +75,34 @@ def _rates(data: object) -> dict[str, float]:
     return out
 
 
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _script(data: object) -> tuple[ScriptEntry, ...]:
     if not isinstance(data, list):
         raise ValueError("faults: script must be a list of {at_event, fault} objects")
-    entries = []
-    for i, item in enumerate(data):
-        where = f"faults: script[{i}]"
-        if not isinstance(item, dict):
-            raise ValueError(f"{where} must be an object")
-        unknown = set(item) - {"at_event", "fault", "delay_ms"}
-        if unknown:
-            raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-        at = item.get("at_event")
-        if isinstance(at, bool) or not isinstance(at, int) or at < 1:
-            raise ValueError(f"{where}: at_event must be an event id >= 1")
-        fault = item.get("fault")
-        if fault not in SCRIPT_FAULTS:
-            raise ValueError(f"{where}: fault must be one of {', '.join(SCRIPT_FAULTS)}")
-        delay = item.get("delay_ms", 0)
-        if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= MAX_DELAY_MS:
-            raise ValueError(f"{where}: delay_ms must be an integer 0..{MAX_DELAY_MS}")
-        if fault == "delay" and delay == 0:
-            raise ValueError(f"{where}: a delay needs delay_ms > 0")
-        entries.append(ScriptEntry(at, str(fault), delay))
-    return tuple(entries)
+    return tuple(_script_entry(f"faults: script[{i}]", item) for i, item in enumerate(data))
+
+
+def _script_entry(where: str, item: object) -> ScriptEntry:
+    if not isinstance(item, dict):
+        raise ValueError(f"{where} must be an object")
+    unknown = set(item) - {"at_event", "fault", "delay_ms"}
+    if unknown:
+        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    at = item.get("at_event")
+    if not _is_int(at) or at < 1:
+        raise ValueError(f"{where}: at_event must be an event id >= 1")
+    fault = item.get("fault")
+    if fault not in SCRIPT_FAULTS:
+        raise ValueError(f"{where}: fault must be one of {', '.join(SCRIPT_FAULTS)}")
+    delay = item.get("delay_ms", 0)
+    if not _is_int(delay) or not 0 <= delay <= MAX_DELAY_MS:
+        raise ValueError(f"{where}: delay_ms must be an integer 0..{MAX_DELAY_MS}")
+    if fault == "delay" and delay == 0:
+        raise ValueError(f"{where}: a delay needs delay_ms > 0")
+    return ScriptEntry(at, str(fault), delay)
 
 
 def load_faults(path: str) -> FaultSpec:
@@ -142,14 +147,8 @@ class FaultLayer:
     def apply(self, frame: bytes, now: float) -> list[Outgoing]:
         """What to put on the wire for one frame from the link."""
         faults = [name for name in RATE_FAULTS if self._draw(name)]
-        delay_ms = 0
-        event_id = self._event_id(frame)
-        if event_id is not None and event_id > self._highest_sent:
-            self._highest_sent = event_id
-            for entry in self._script.get(event_id, ()):
-                log.info("scripted_fault", fault=entry.fault, event_id=event_id)
-                faults.append(entry.fault)
-                delay_ms += entry.delay_ms if entry.fault == "delay" else 0
+        scripted, delay_ms = self._scripted(frame)
+        faults += scripted
         if "nak" in faults:
             self._nak_requests += 1
             self.counts["naks"] += 1
@@ -167,6 +166,18 @@ class FaultLayer:
             out.append(Outgoing(now, frame))
             self.counts["duplicated"] += 1
         return out
+
+    def _scripted(self, frame: bytes) -> tuple[list[str], int]:
+        """The script's faults, and its delay in ms, for the first transmission of the
+        frame carrying an event."""
+        event_id = self._event_id(frame)
+        if event_id is None or event_id <= self._highest_sent:
+            return [], 0
+        self._highest_sent = event_id
+        entries = self._script.get(event_id, [])
+        for entry in entries:
+            log.info("scripted_fault", fault=entry.fault, event_id=event_id)
+        return [e.fault for e in entries], sum(e.delay_ms for e in entries if e.fault == "delay")
 
     def take_nak(self) -> bool:
         """Whether a scripted NAK is due (sent by the owner outside the link's write call)."""

@@ -23,7 +23,7 @@ import structlog
 from drivers import codec
 from drivers import messages as m
 from firmware_sim.control import CommandError, ControlServer, Fields, Reply, int_field
-from firmware_sim.devices import Command, Firmware, dispatch, no_fields
+from firmware_sim.devices.base import Command, Firmware, dispatch, no_fields
 from firmware_sim.faults import FaultLayer, FaultSpec, Outgoing
 
 log = structlog.get_logger("firmware_sim")
@@ -154,13 +154,21 @@ class Simulator:
             "quit": no_fields(self._cmd_quit),
         }
         # Signals first: one arriving while the port is being set up still cleans up.
+        self._catch_signals()
+        self.pty: Pty | None = None
+        self._open(control_path, link_path)
+
+    def _catch_signals(self) -> None:
+        """SIGTERM and SIGINT stop the loop, and wake its select through a pipe."""
         self._wake_r, self._wake_w = os.pipe()
         for fd in (self._wake_r, self._wake_w):
             os.set_blocking(fd, False)
         signal.set_wakeup_fd(self._wake_w)
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
-        self.pty: Pty | None = None
+
+    def _open(self, control_path: str, link_path: str) -> None:
+        """The control socket, then the port; what is open is closed again if either fails."""
         try:
             self.control = ControlServer(control_path, self._on_control)
         except ValueError:
@@ -196,21 +204,11 @@ class Simulator:
     def _step(self) -> None:
         now = self._clock()
         master = self.pty.master if self.pty is not None else None
-        readers = [self._wake_r, *self.control.read_fds()]
-        if self._parent_fd is not None:
-            readers.append(self._parent_fd)
-        writers = self.control.write_fds()
-        if master is not None:
-            readers.append(master)
-            if self.wire.ready(now):
-                writers.append(master)
-        timeout = max(0.0, self._next_deadline(now) - now)
-        readable, writable, _ = select.select(readers, writers, [], timeout)
+        readable, writable = self._select(now, master)
         if self._wake_r in readable:
             with contextlib.suppress(BlockingIOError):
                 os.read(self._wake_r, 64)
-        parent = self._parent_fd
-        if parent is not None and parent in readable and not os.read(parent, 64):
+        if self._parent_gone(readable):
             log.info("sim_parent_gone")
             self._stopping = True
             return
@@ -224,6 +222,24 @@ class Simulator:
             if fd != master:
                 self.control.on_writable(fd)
         self._service()
+
+    def _select(self, now: float, master: int | None) -> tuple[list[int], list[int]]:
+        """Wait for input, room on the port for a due frame, or the next deadline."""
+        readers = [self._wake_r, *self.control.read_fds()]
+        if self._parent_fd is not None:
+            readers.append(self._parent_fd)
+        writers = self.control.write_fds()
+        if master is not None:
+            readers.append(master)
+            if self.wire.ready(now):
+                writers.append(master)
+        timeout = max(0.0, self._next_deadline(now) - now)
+        readable, writable, _ = select.select(readers, writers, [], timeout)
+        return readable, writable
+
+    def _parent_gone(self, readable: list[int]) -> bool:
+        parent = self._parent_fd
+        return parent is not None and parent in readable and not os.read(parent, 64)
 
     def _service(self) -> None:
         """Timers and output, after any input."""

@@ -1,4 +1,5 @@
-"""Shared fixtures: an in-process device on an in-memory link, for driver tests."""
+"""Shared fixtures: an in-process device on an in-memory link, and the owner of the
+drivers a test starts, for driver tests."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
+from typing import TypeVar
 
 import pytest
 import structlog
 from pytest_mock import MockerFixture
 
 from drivers import messages as m
+from drivers.device import DeviceDriver
 from drivers.errors import TransportError
 from drivers.transport import MemoryTransport
 from firmware_sim.endpoint import DeviceEndpoint, Identity
@@ -38,7 +41,7 @@ def host_frame(seq: int, ack: int, mtype: int, payload: bytes) -> bytes:
 @pytest.fixture
 def fixed_nonces(mocker: MockerFixture) -> None:
     """Both ends pick known nonces, so frames can be checked byte for byte."""
-    mocker.patch("drivers.device.secrets.token_bytes", return_value=HOST_NONCE)
+    mocker.patch("drivers.device.driver.secrets.token_bytes", return_value=HOST_NONCE)
     mocker.patch("firmware_sim.endpoint.secrets").token_bytes.return_value = DEV_NONCE
 
 
@@ -112,6 +115,35 @@ def shoe_device() -> Iterator[InProcessDevice]:
     dev = InProcessDevice(Identity(m.DeviceKind.SHOE, "SIM-SHOE", "SHOE-1", "1.0.0"))
     yield dev
     dev.close()
+
+
+D = TypeVar("D", bound=DeviceDriver)
+
+
+class Drivers:
+    """The drivers a test starts, each stopped when the test ends however it ends: a
+    driver left running goes on reconnecting (and logging) after the test."""
+
+    def __init__(self) -> None:
+        self._running: list[DeviceDriver] = []
+
+    def start(self, driver: D) -> D:
+        self._running.append(driver)
+        driver.start()
+        return driver
+
+    def stop(self) -> None:
+        """Stop them all now, before what they are connected to goes away."""
+        running, self._running = self._running, []
+        for driver in running:
+            driver.stop()
+
+
+@pytest.fixture
+def drivers() -> Iterator[Drivers]:
+    owner = Drivers()
+    yield owner
+    owner.stop()
 
 
 def next_event(q: queue.Queue[m.Event], kind: type[m.Event], timeout: float = 3.0) -> m.Event:

@@ -16,15 +16,15 @@ from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver, ShufflerDrive
 from drivers.errors import NotConnected, PortBusy, PortNotFound
 from drivers.transport import SerialTransport
 from firmware_sim.endpoint import Identity
-from tests.conftest import KEY, InProcessDevice, host_frame, next_event
+from tests.conftest import KEY, Drivers, InProcessDevice, host_frame, next_event
 
 
 class Rig:
     """In-process devices and the drivers started on them, all closed after the test."""
 
-    def __init__(self) -> None:
+    def __init__(self, drivers: Drivers) -> None:
         self.devices: list[InProcessDevice] = []
-        self.drivers: list[DeviceDriver] = []
+        self.drivers = drivers
 
     def device(self, kind: m.DeviceKind, **ident: str | int) -> InProcessDevice:
         fields: dict[str, object] = {"model": "SIM", "serial": "SN-1", "firmware_version": "1.0"}
@@ -43,17 +43,14 @@ class Rig:
         q: queue.Queue[m.Event] = queue.Queue()
         ok = approved if approved is not None else [dev.endpoint.identity.firmware_hash]
         drv = cls("dev", dev.factory, KEY, q, ok, **kw)  # type: ignore[arg-type]
-        self.drivers.append(drv)
-        drv.start()
-        return drv, q
+        return self.drivers.start(drv), q
 
 
 @pytest.fixture
-def rig() -> Iterator[Rig]:
-    made = Rig()
+def rig(drivers: Drivers) -> Iterator[Rig]:
+    made = Rig(drivers)
     yield made
-    for drv in made.drivers:
-        drv.stop()
+    drivers.stop()
     for dev in made.devices:
         dev.close()
 
@@ -218,11 +215,10 @@ def test_card_values_stay_out_of_reprs() -> None:
     assert "AS" not in repr(card) and "'A'" not in repr(card)
 
 
-def test_missing_port_is_reported_once(tmp_path: object) -> None:
+def test_missing_port_is_reported_once(tmp_path: object, drivers: Drivers) -> None:
     q: queue.Queue[m.Event] = queue.Queue()
     path = f"{tmp_path}/no-such-shoe"
-    drv = ShoeDriver("shoe", lambda: SerialTransport(path), KEY, q, [])
-    drv.start()
+    drivers.start(ShoeDriver("shoe", lambda: SerialTransport(path), KEY, q, []))
     event = next_event(q, m.DeviceUnavailable)
     assert "does not exist" in event.reason  # type: ignore[attr-defined]
     time.sleep(0.4)  # several retries
@@ -267,7 +263,7 @@ def test_forged_frames_raise_a_tamper_fault(rig: Rig) -> None:
     assert drv.link_stats["auth_failures"] >= 5
 
 
-def test_silent_device_is_reported_unavailable_once() -> None:
+def test_silent_device_is_reported_unavailable_once(drivers: Drivers) -> None:
     from drivers.transport import MemoryTransport
 
     q: queue.Queue[m.Event] = queue.Queue()
@@ -278,8 +274,7 @@ def test_silent_device_is_reported_unavailable_once() -> None:
         ends.append(device)  # nobody answers on this end
         return host
 
-    drv = ShoeDriver("shoe", silent, KEY, q, [])
-    drv.start()
+    drivers.start(ShoeDriver("shoe", silent, KEY, q, []))
     event = next_event(q, m.DeviceUnavailable)
     assert "no answer to HELLO" in event.reason  # type: ignore[attr-defined]
     time.sleep(1.5)  # more handshake attempts, no more events

@@ -19,6 +19,7 @@ from drivers import messages as m
 from drivers.keys import write_key
 from firmware_sim.control import MAX_LINE
 from firmware_sim.harness import SimError, SimProcess
+from tests.conftest import Drivers
 from tests.test_sim_devices import KEY, Host, wait_status
 
 # --------------------------------------------------------------------------- lifecycle
@@ -62,18 +63,17 @@ def test_live_socket_is_refused_and_stale_one_replaced(tmp_path: Path) -> None:
         first.stop()
 
 
-def test_firmware_hash_follows_identity_and_refusal_shows(tmp_path: Path) -> None:
+def test_firmware_hash_follows_identity_and_refusal_shows(tmp_path: Path, drivers: Drivers) -> None:
     args = ["--model", "LAB-7", "--firmware-version=2.1", "--serial", "X9"]
     sim = SimProcess("reader", tmp_path, KEY, args).start()
     try:
         assert sim.control("status")["firmware_hash"] == sim.firmware_hash.hex()
-        host = Host(sim)
+        host = Host(sim, drivers)
         connected = host.one()
         host.stop()
         assert connected == m.DeviceConnected("reader", None, "reader", "LAB-7", "X9", "2.1")
         events: queue.Queue[m.Event] = queue.Queue()
-        refusing = sim.driver(events, approved=[])
-        refusing.start()
+        refusing = drivers.start(sim.driver(events, approved=[]))
         try:
             refused = events.get(timeout=3)
         finally:

@@ -14,20 +14,21 @@ import pytest
 from drivers import messages as m
 from drivers.device import DeviceDriver, DriverConfig
 from firmware_sim.harness import SimError, SimProcess
+from tests.conftest import Drivers
 
 KEY = bytes(range(32))
 FAST = DriverConfig(reconnect_min=0.02, reconnect_max=0.1)
 
 
 class Host:
-    """A started driver for a simulator and the events it delivers, committed as taken
-    (as the controller does once an event is journaled)."""
+    """A driver for a simulator, started by the owner of the test's drivers, and the
+    events it delivers, committed as taken (as the controller does once an event is
+    journaled)."""
 
-    def __init__(self, sim: SimProcess, config: DriverConfig = FAST) -> None:
+    def __init__(self, sim: SimProcess, drivers: Drivers, config: DriverConfig = FAST) -> None:
         self.sim = sim
         self.events: queue.Queue[m.Event] = queue.Queue()
-        self.driver: Any = sim.driver(self.events, config=config)
-        self.driver.start()
+        self.driver: Any = drivers.start(sim.driver(self.events, config=config))
         self.last_id = 0
 
     def take(self, n: int = 1, timeout: float = 3.0, commit: bool = True) -> list[m.Event]:
@@ -75,22 +76,21 @@ Start = Callable[..., tuple[SimProcess, Host]]
 
 
 def launcher(tmp_path: Path) -> Iterator[Start]:
-    """start(kind, args) -> a running simulator and a started host; both stopped after."""
-    running: list[tuple[SimProcess, Host | None]] = []
+    """start(kind, args) -> a running simulator and a started host; both stopped after,
+    the hosts first."""
+    running: list[SimProcess] = []
+    drivers = Drivers()
 
     def _start(
         kind: str, args: Sequence[str] = (), *, name: str | None = None
     ) -> tuple[SimProcess, Host]:
         sim = SimProcess(kind, tmp_path, KEY, args, name=name).start()
-        running.append((sim, None))
-        host = Host(sim)
-        running[-1] = (sim, host)
-        return sim, host
+        running.append(sim)
+        return sim, Host(sim, drivers)
 
     yield _start
-    for sim, host in running:
-        if host is not None:
-            host.stop()
+    drivers.stop()
+    for sim in running:
         assert sim.stop() == 0
 
 
@@ -156,13 +156,12 @@ def test_seeded_spanish_shoe_deals_the_seeded_shuffle(start: Start, tmp_path: Pa
 
 
 def test_instant_pace_deals_at_link_speed_and_keeps_every_uncommitted_event(
-    tmp_path: Path,
+    tmp_path: Path, drivers: Drivers
 ) -> None:
     sim = SimProcess("shoe", tmp_path, KEY, ["--decks", "1", "--seed", "1", "--pace", "instant"])
     with sim:
         events: queue.Queue[m.Event] = queue.Queue()
-        driver: DeviceDriver = sim.driver(events, config=FAST)
-        driver.start()
+        driver: DeviceDriver = drivers.start(sim.driver(events, config=FAST))
         try:
             # Nothing is committed: the link still carries the whole shoe, and the
             # device keeps every event until the host says it is recorded.
@@ -176,16 +175,16 @@ def test_instant_pace_deals_at_link_speed_and_keeps_every_uncommitted_event(
             driver.commit(got[-1].event_id or 0)
             wait_status(sim, "backlog", 0)
         finally:
-            driver.stop()
+            drivers.stop()  # before the simulator
 
 
-def test_realistic_pace_deals_only_while_connected(tmp_path: Path) -> None:
+def test_realistic_pace_deals_only_while_connected(tmp_path: Path, drivers: Drivers) -> None:
     with SimProcess(
         "shoe", tmp_path, KEY, ["--cards", "AS KS QS JS", "--pace", "realistic", "--pace-ms", "100"]
     ) as sim:
         time.sleep(0.25)
         assert sim.control("status")["cards_left"] == 4
-        host = Host(sim)
+        host = Host(sim, drivers)
         try:
             host.connect()
             first = host.one()

@@ -16,6 +16,7 @@ from drivers import messages as m
 from drivers.device import DriverConfig
 from drivers.link import LinkConfig
 from firmware_sim.harness import SimError, SimProcess
+from tests.conftest import Drivers
 from tests.test_sim_devices import KEY, Host, Start, launcher, tokens, wait_status
 
 
@@ -70,9 +71,10 @@ def test_unplug_replug_loses_and_repeats_nothing(start: Start) -> None:
     wait_status(sim, "backlog", 0)
 
 
-def test_silent_device_is_lost_then_resumes(tmp_path: Path) -> None:
+def test_silent_device_is_lost_then_resumes(tmp_path: Path, drivers: Drivers) -> None:
     sim = SimProcess("shuffler", tmp_path, KEY).start()
-    host = Host(sim, DriverConfig(link=LinkConfig(link_timeout=0.5), reconnect_min=0.02))
+    config = DriverConfig(link=LinkConfig(link_timeout=0.5), reconnect_min=0.02)
+    host = Host(sim, drivers, config)
     try:
         host.connect()
         sim.control("silent", duration_ms=800)

@@ -4,14 +4,15 @@ attribute writes that docs/udev.md promises."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from controller.udev_rules import (
+from drivers.identity import PRODUCT_ID, VENDOR_ID
+from tools.fetch_udev import deb822_sources, debian_mirror, one_line_sources
+from tools.udev_rules import (
     AttributeWrite,
     FakeDevice,
     NotEvaluable,
@@ -20,10 +21,11 @@ from controller.udev_rules import (
     evaluate,
     parse,
 )
-from drivers.identity import PRODUCT_ID, VENDOR_ID
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "udev" / "70-tablectl.rules"
+# systemd 254's udevadm (verify came with 254), fetched by `make udevadm`.
+UDEVADM = ROOT / ".venv" / "udev-254" / "bin" / "udevadm"
 
 FTDI = {"idVendor": "0403", "idProduct": "6001"}
 # What udevd writes for an FTDI adapter: on its usb-serial port, where the file lives.
@@ -35,16 +37,12 @@ def shipped() -> RulesFile:
     return parse(RULES.read_text(encoding="utf-8"), str(RULES))
 
 
-def _udevadm_verify() -> list[str] | None:
-    """``udevadm verify`` when this system's udevadm has it (systemd 254 and later)."""
-    udevadm = shutil.which("udevadm")
-    if udevadm is None:
-        return None
-    probe = subprocess.run([udevadm, "verify", "--help"], capture_output=True, check=False)
-    if probe.returncode != 0:
-        return None
+def udevadm_verify(path: Path) -> subprocess.CompletedProcess[str]:
+    """udevd's own parser on a rules file: systemd 254's ``udevadm verify``."""
+    assert UDEVADM.is_file(), f"{UDEVADM} is missing: run `make test` (or `make udevadm`)"
     # Group tablectl need not exist on the machine that runs the tests.
-    return [udevadm, "verify", "--resolve-names=never"]
+    argv = [str(UDEVADM), "verify", "--resolve-names=never", "--no-summary", str(path)]
+    return subprocess.run(argv, capture_output=True, text=True, check=False)
 
 
 def ftdi_tty(serial: str, kernel: str = "ttyUSB0", action: str = "add") -> FakeDevice:
@@ -128,15 +126,41 @@ def test_shipped_rules_parse_without_errors(shipped: RulesFile) -> None:
         "tablectl/reader",
         None,
     ]
-    verify = _udevadm_verify()
-    if verify is not None:
-        done = subprocess.run([*verify, str(RULES)], capture_output=True, text=True, check=False)
-        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_udevadm_verify_accepts_the_shipped_file_without_a_word() -> None:
+    done = udevadm_verify(RULES)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_udevadm_verify_refuses_a_broken_file(tmp_path: Path) -> None:
+    # The same check on a file it must refuse: a udevadm that passes everything fails here.
+    bad = tmp_path / "99-bad.rules"
+    bad.write_text('SUBSYSTEM="tty", GROUP="dialout"\n', encoding="utf-8")
+    done = udevadm_verify(bad)
+    assert done.returncode == 1
+    assert f"{bad}:1 Invalid operator for SUBSYSTEM." in done.stderr
+
+
+def test_fetch_finds_the_debian_mirror_in_either_sources_format() -> None:
+    # What `make udevadm` reads from /etc/apt to fetch udev 254 from bookworm-backports.
+    deb822 = (
+        "Types: deb\nURIs: http://mirror.example/debian-security\nSuites: bookworm-security\n"
+        "Components: main\n\n"
+        "Types: deb\nEnabled: no\nURIs: http://old.example/debian\nSuites: bookworm\n"
+        "Components: main\n\n"
+        "Types: deb\n# a snapshot\nURIs: http://mirror.example/debian\n"
+        "Suites: bookworm bookworm-updates\nComponents: main\nSigned-By: /k.gpg\n"
+    )
+    one_line = "# x\ndeb [arch=amd64 signed-by=/k.gpg] http://mirror.example/debian bookworm main\n"
+    for sources in (list(deb822_sources(deb822)), list(one_line_sources(one_line))):
+        mirror = debian_mirror(sources, "bookworm")
+        assert (mirror.uri, mirror.signed_by) == ("http://mirror.example/debian", "/k.gpg")
 
 
 def test_checker_prints_nothing_and_exits_0_on_the_shipped_file() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "controller.udev_rules", "udev/70-tablectl.rules"],
+        [sys.executable, "-m", "tools.udev_rules", "udev/70-tablectl.rules"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -152,7 +176,8 @@ def test_checker_exits_2_with_one_line_per_error(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     done = subprocess.run(
-        [sys.executable, "-m", "controller.udev_rules", str(bad)],
+        [sys.executable, "-m", "tools.udev_rules", str(bad)],
+        cwd=ROOT,  # tools/ is the repository's, not installed
         capture_output=True,
         text=True,
         check=False,
@@ -167,7 +192,8 @@ def test_checker_exits_2_with_one_line_per_error(tmp_path: Path) -> None:
 def test_checker_reports_an_unreadable_file_in_one_line(tmp_path: Path) -> None:
     missing = tmp_path / "absent.rules"
     done = subprocess.run(
-        [sys.executable, "-m", "controller.udev_rules", str(missing)],
+        [sys.executable, "-m", "tools.udev_rules", str(missing)],
+        cwd=ROOT,  # tools/ is the repository's, not installed
         capture_output=True,
         text=True,
         check=False,

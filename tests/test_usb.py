@@ -32,7 +32,7 @@ from drivers.usb import UsbAddress, UsbTransport, parse_usb_spec, usb_transport_
 from firmware_sim.endpoint import DeviceEndpoint, Identity
 from firmware_sim.harness import SimProcess
 from firmware_sim.usb_backend import SimUsbBackend
-from tests.conftest import KEY, host_frame, next_event
+from tests.conftest import KEY, Drivers, host_frame, next_event
 
 SERIAL = "SIMRD0001"
 READER = Identity(m.DeviceKind.READER, "SIM-READER", "RD-1", "1.0.0")
@@ -557,10 +557,8 @@ def reader(link_path: Path) -> Iterator[PtyReader]:
 
 @pytest.fixture
 def start_driver(
-    link_path: Path,
-) -> Iterator[Callable[[], tuple[ReaderDriver, queue.Queue[m.Event]]]]:
-    drivers: list[ReaderDriver] = []
-
+    link_path: Path, drivers: Drivers
+) -> Callable[[], tuple[ReaderDriver, queue.Queue[m.Event]]]:
     def start() -> tuple[ReaderDriver, queue.Queue[m.Event]]:
         q: queue.Queue[m.Event] = queue.Queue()
         drv = ReaderDriver(
@@ -573,13 +571,9 @@ def start_driver(
             [READER.firmware_hash],
             config=DriverConfig(reconnect_max=0.1),
         )
-        drivers.append(drv)
-        drv.start()
-        return drv, q
+        return drivers.start(drv), q
 
-    yield start
-    for drv in drivers:
-        drv.stop()
+    return start
 
 
 def test_reader_driver_over_usb_arms_byte_exactly_and_gets_events(
@@ -627,7 +621,7 @@ def test_unplugged_reader_is_lost_then_reconnects_and_replays(
     drv.commit(2)
 
 
-def test_real_reader_simulator_through_the_usb_backend(tmp_path: Path) -> None:
+def test_real_reader_simulator_through_the_usb_backend(tmp_path: Path, drivers: Drivers) -> None:
     q: queue.Queue[m.Event] = queue.Queue()
     with SimProcess("reader", tmp_path, KEY) as sim:
         drv = ReaderDriver(
@@ -640,7 +634,7 @@ def test_real_reader_simulator_through_the_usb_backend(tmp_path: Path) -> None:
             [sim.firmware_hash],
             config=DriverConfig(reconnect_max=0.1),
         )
-        drv.start()
+        drivers.start(drv)
         try:
             next_event(q, m.DeviceConnected)
             drv.arm(m.PeekTarget.ACE)
@@ -659,4 +653,4 @@ def test_real_reader_simulator_through_the_usb_backend(tmp_path: Path) -> None:
             assert "No such device" in lost.reason
             next_event(q, m.DeviceConnected)
         finally:
-            drv.stop()
+            drivers.stop()  # before the simulator

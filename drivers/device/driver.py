@@ -1,4 +1,4 @@
-"""Host-side device drivers: one thread per device turns frames into typed events.
+"""The host-side device driver: one thread per device turns frames into typed events.
 
 Each driver owns its transport and link, connects by stable path, handshakes,
 delivers events in order onto the controller's queue exactly once, and reconnects
@@ -20,6 +20,8 @@ from typing import ClassVar, Protocol
 import structlog
 
 from drivers import messages as m
+from drivers.device.admission import refusal
+from drivers.device.stream import EventStream
 from drivers.errors import (
     HandshakeRefused,
     LinkBusy,
@@ -88,9 +90,7 @@ class DeviceDriver:
         )
         self.info: m.DeviceInfo | None = None
         # (serial, last event id) recorded in the journal: where to pick up that unit's events
-        self._serial: str | None = resume[0] if resume else None
-        self._last_delivered = resume[1] if resume else None
-        self._last_committed = self._last_delivered
+        self._stream = EventStream(name, self.KIND, self._emit, resume)
         self.connected = threading.Event()
         self._unavailable: str | None = None  # last reason reported while not connected
 
@@ -125,9 +125,8 @@ class DeviceDriver:
         then the I/O thread sends one for all commits when that time is up, so a burst
         of cards shares one frame."""
         with self._lock:
-            if self._last_committed is not None and event_id <= self._last_committed:
+            if not self._stream.commit(event_id):
                 return
-            self._last_committed = event_id
             if not self._link.established or self._event_ack_due is not None:
                 return  # sent after the next handshake, or already on its way
             next_allowed = self._event_ack_sent_at + self._config.link.ack_delay
@@ -184,50 +183,33 @@ class DeviceDriver:
         """Lock held: acknowledge everything committed so far, in one frame."""
         self._event_ack_due = None
         self._event_ack_sent_at = self._clock()
-        if self._last_committed is not None:
-            self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(self._last_committed))
+        committed = self._stream.committed
+        if committed is not None:
+            self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(committed))
 
     def _emit(self, event: m.Event) -> None:
         self._events.put(event)
 
     def _run(self) -> None:
-        cfg = self._config
-        backoff = cfg.reconnect_min
+        """The reconnect loop: open, handshake, run the session, and after a loss report
+        it and try again with a rising backoff."""
+        backoff = self._config.reconnect_min
         while not self._stop.is_set():
             transport = self._factory()
             try:
                 transport.open()
             except TransportError as exc:
                 self._report_unavailable(str(exc))
-                self._stop.wait(backoff)
-                backoff = min(backoff * 2, cfg.reconnect_max)
+                backoff = self._back_off(backoff)
                 continue
             try:
                 self._session(transport)
             except HandshakeRefused as exc:
-                if exc.detail != self._unavailable:  # once, not at every retry
-                    log.error(
-                        "handshake_refused", device=self.name, reason=exc.reason, detail=exc.detail
-                    )
-                    self._emit(m.DeviceRefused(self.name, None, exc.reason, exc.detail))
-                    self._unavailable = exc.detail
-                self._stop.wait(cfg.refused_retry)
+                self._refused(exc)
             except (TransportError, LinkError) as exc:
                 if self._stop.is_set():
                     break
-                reason = str(exc)
-                with self._lock:
-                    dump = self._link.dump_debug()
-                if self.connected.is_set():
-                    log.warning("device_lost", device=self.name, reason=reason)
-                    self._emit(m.DeviceLost(self.name, None, reason))
-                    backoff = cfg.reconnect_min
-                else:
-                    # Opened but never connected (no answer, garbage): a fault once per reason.
-                    self._report_unavailable(reason)
-                    self._stop.wait(backoff)
-                    backoff = min(backoff * 2, cfg.reconnect_max)
-                log.info("link_debug_dump", device=self.name, frames=dump[-32:])
+                backoff = self._lost(str(exc), backoff)
             finally:
                 self.connected.clear()
                 with self._lock:
@@ -235,6 +217,33 @@ class DeviceDriver:
                     self._link.reset()
                     self._transport = None
                 transport.close()
+
+    def _back_off(self, backoff: float) -> float:
+        """Wait ``backoff``; the next wait is twice as long, up to ``reconnect_max``."""
+        self._stop.wait(backoff)
+        return min(backoff * 2, self._config.reconnect_max)
+
+    def _refused(self, exc: HandshakeRefused) -> None:
+        if exc.detail != self._unavailable:  # once, not at every retry
+            log.error("handshake_refused", device=self.name, reason=exc.reason, detail=exc.detail)
+            self._emit(m.DeviceRefused(self.name, None, exc.reason, exc.detail))
+            self._unavailable = exc.detail
+        self._stop.wait(self._config.refused_retry)
+
+    def _lost(self, reason: str, backoff: float) -> float:
+        """Report a session that ended in a transport or link error; the next backoff."""
+        with self._lock:
+            dump = self._link.dump_debug()
+        if self.connected.is_set():
+            log.warning("device_lost", device=self.name, reason=reason)
+            self._emit(m.DeviceLost(self.name, None, reason))
+            backoff = self._config.reconnect_min
+        else:
+            # Opened but never connected (no answer, garbage): a fault once per reason.
+            self._report_unavailable(reason)
+            backoff = self._back_off(backoff)
+        log.info("link_debug_dump", device=self.name, frames=dump[-32:])
+        return backoff
 
     def _session(self, transport: Transport) -> None:
         with self._lock:
@@ -247,7 +256,7 @@ class DeviceDriver:
             held = link.receive(b"")  # frames that came in the same read as the reply
             self._waiting_until = self._next_deadline()
         for mtype, payload in held:
-            self._dispatch(mtype, payload)
+            self._stream.dispatch(mtype, payload)
         while not self._stop.is_set():
             data = transport.read(4096, self._waiting_until)
             with self._lock:
@@ -263,7 +272,7 @@ class DeviceDriver:
             if tamper is not None:
                 self._tamper(tamper)
             for mtype, payload in msgs:
-                self._dispatch(mtype, payload)
+                self._stream.dispatch(mtype, payload)
 
     def _handshake(self, transport: Transport) -> m.DeviceInfo:
         cfg = self._config
@@ -304,47 +313,18 @@ class DeviceDriver:
             info = m.DeviceInfo.decode(payload)
         except MalformedMessage as exc:
             raise LinkLost(f"unreadable HELLO_REPLY: {exc}") from None
-        refusal: tuple[m.RefusalReason, str] | None = None
-        if info.kind != self.KIND:
-            try:
-                found = m.DeviceKind(info.kind).label
-            except ValueError:
-                found = f"unknown kind {info.kind}"
-            refusal = (
-                m.RefusalReason.WRONG_KIND,
-                f"expected a {self.KIND.label} on {self.name}, found a {found}",
-            )
-        elif info.protocol_version != m.PROTOCOL_VERSION:
-            refusal = (
-                m.RefusalReason.PROTOCOL_VERSION,
-                f"device speaks protocol {info.protocol_version}, "
-                f"controller speaks {m.PROTOCOL_VERSION}",
-            )
-        elif info.firmware_hash not in self._approved:
-            refusal = (
-                m.RefusalReason.FIRMWARE_NOT_APPROVED,
-                f"firmware {info.firmware_version} hash {info.firmware_hash.hex()[:16]}... "
-                "is not on the approved list",
-            )
-        if refusal is not None:
+        refused = refusal(self.KIND, self.name, self._approved, info)
+        if refused is not None:
+            reason, detail = refused
             with self._lock:
-                self._link.send_handshake(m.MsgType.REFUSED, bytes((refusal[0],)))
-            raise HandshakeRefused(refusal[0].name.lower(), refusal[1])
+                self._link.send_handshake(m.MsgType.REFUSED, bytes((reason,)))
+            raise HandshakeRefused(reason.name.lower(), detail)
         with self._lock:
             self._link.establish(host_nonce, info.device_nonce)
         return info
 
     def _on_connected(self, info: m.DeviceInfo) -> None:
-        if self._serial is not None and info.serial != self._serial:
-            # Another unit: its event ids are its own.
-            self._last_delivered = self._last_committed = None
-        self._serial = info.serial
-        last = self._last_delivered
-        if last is not None and (info.oldest_unacked > last + 1 or info.next_event_id <= last):
-            # Events lost (the device dropped some) or its counter went backwards (reset):
-            # report it once, then take the device's backlog from its start.
-            self._gap(last + 1, info.oldest_unacked)
-            self._last_delivered = self._last_committed = info.oldest_unacked - 1
+        self._stream.connected(info)
         self.info = info
         self._unavailable = None
         self.connected.set()
@@ -379,82 +359,3 @@ class DeviceDriver:
     def _tamper(self, failures: int) -> None:
         log.error("link_tamper", device=self.name, failures=failures)
         self._emit(m.LinkTamper(self.name, None, failures))
-
-    def _gap(self, expected: int, got: int) -> None:
-        log.error("event_gap", device=self.name, expected=expected, got=got)
-        self._emit(m.EventGap(self.name, None, expected, got))
-
-    def _dispatch(self, mtype: int, payload: bytes) -> None:
-        if mtype in m.ALL_EVENT_TYPES:
-            try:
-                event_id, body = m.split_event(payload)
-            except MalformedMessage as exc:
-                self._malformed(None, mtype, str(exc))
-                return
-            last = self._last_delivered
-            if last is not None and event_id <= last:
-                return  # replayed after a reconnect: delivered already
-            if last is not None and event_id != last + 1:
-                self._gap(last + 1, event_id)
-            self._last_delivered = event_id
-            if mtype not in m.EVENT_TYPES[self.KIND]:
-                self._malformed(event_id, mtype, "event type not sent by this kind of device")
-                return
-            try:
-                event = m.decode_event(self.name, event_id, mtype, body)
-            except MalformedMessage as exc:
-                self._malformed(event_id, mtype, str(exc))
-                return
-            self._emit(event)
-        elif mtype == m.MsgType.STATUS:
-            try:
-                self._emit(m.decode_status(self.name, payload))
-            except MalformedMessage as exc:
-                self._malformed(None, mtype, str(exc))
-        elif mtype == m.MsgType.HELLO_REPLY:
-            pass  # the answer to a repeated HELLO, identical to the one already used
-        else:
-            self._malformed(None, mtype, "message type not expected from this device")
-
-    def _malformed(self, event_id: int | None, mtype: int, reason: str) -> None:
-        log.warning("malformed_event", device=self.name, msg_type=mtype, reason=reason)
-        self._emit(m.MalformedEvent(self.name, event_id, mtype, reason))
-
-
-class ShoeDriver(DeviceDriver):
-    KIND = m.DeviceKind.SHOE
-
-    def display(self, text: str) -> None:
-        """Show a prompt on the shoe's display (e.g. "BANKER DRAWS")."""
-        raw = text.encode("utf-8")
-        if not text.isprintable() or len(raw) > m.DISPLAY_MAX:
-            raise ValueError(f"display text must be printable and at most {m.DISPLAY_MAX} bytes")
-        self._command(m.MsgType.DISPLAY, raw)
-
-
-class ReaderDriver(DeviceDriver):
-    KIND = m.DeviceKind.READER
-
-    def arm(self, target: m.PeekTarget) -> None:
-        """Allow one peek for ``target`` (the controller arms only when the up card permits it)."""
-        self._command(m.MsgType.ARM, bytes((target,)))
-
-    def disarm(self) -> None:
-        self._command(m.MsgType.DISARM)
-
-    def self_test(self) -> None:
-        self._command(m.MsgType.SELF_TEST)
-
-
-class ShufflerDriver(DeviceDriver):
-    KIND = m.DeviceKind.SHUFFLER
-
-    def start_shuffle(self) -> None:
-        self._command(m.MsgType.START_SHUFFLE)
-
-
-DRIVERS: dict[m.DeviceKind, type[DeviceDriver]] = {
-    m.DeviceKind.SHOE: ShoeDriver,
-    m.DeviceKind.READER: ReaderDriver,
-    m.DeviceKind.SHUFFLER: ShufflerDriver,
-}

@@ -12,79 +12,21 @@ from __future__ import annotations
 import hmac
 import struct
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from drivers import codec
-from drivers.errors import LinkBusy, LinkLost
+from drivers.errors import LinkLost
+from drivers.link.auth import TamperMeter, mac, session_key
+from drivers.link.config import LinkConfig, LinkStats
+from drivers.link.sender import Outgoing, Sender
+from drivers.link.trace import FrameTrace
 from drivers.messages import NONCE_LEN, MsgType
 
 _HANDSHAKE_TYPES = frozenset({MsgType.HELLO, MsgType.HELLO_REPLY, MsgType.REFUSED})
-_SESSION_LABEL = b"tablectl-session-v1"
+# Verdicts on frames that do not end a run of garbage (they may be garbage themselves).
+_SUSPECT = frozenset({"auth-failed", "malformed", "reflected"})
 _U32 = struct.Struct(">I")
-
-
-@dataclass(frozen=True, slots=True)
-class LinkConfig:
-    window: int = 8
-    max_pending: int = 256
-    link_timeout: float = 1.0  # a link with no valid frame for this long is lost
-    rto_initial: float = 0.1
-    rto_min: float = 0.01
-    rto_max: float = 0.25
-    tamper_threshold: int = 5  # authentication failures ...
-    tamper_window: float = 10.0  # ... within this many seconds raise a tamper fault
-    stale_after: float = 0.05  # a partial frame with no new byte for this long is dropped
-    ack_delay: float = 0.002  # a lone ACK waits this long for a frame to ride on
-
-    @property
-    def heartbeat_interval(self) -> float:
-        return self.link_timeout / 4
-
-    @property
-    def rto_ceiling(self) -> float:
-        """rto_max, but never above a heartbeat interval: a retransmitting side is still heard."""
-        return min(self.rto_max, self.heartbeat_interval)
-
-    def __post_init__(self) -> None:
-        if not 0.04 <= self.link_timeout <= 60:
-            raise ValueError("link_timeout must be 0.04..60 s")
-        if not 1 <= self.window <= 64:
-            raise ValueError("window must be 1..64")
-        if self.link_timeout <= 0 or not 0 < self.rto_min <= self.rto_initial <= self.rto_max:
-            raise ValueError("timeouts must be positive and rto_min <= rto_initial <= rto_max")
-        if not 0 <= self.ack_delay < self.rto_min:
-            raise ValueError("ack_delay must be below rto_min, or the peer retransmits needlessly")
-
-
-@dataclass(slots=True)
-class LinkStats:
-    frames_tx: int = 0
-    frames_rx: int = 0
-    retransmits: int = 0
-    naks_tx: int = 0
-    naks_rx: int = 0
-    duplicates: int = 0
-    out_of_order: int = 0
-    auth_failures: int = 0
-    replays: int = 0
-    stale_frames: int = 0
-    malformed: int = 0
-    garbage_bytes: int = 0
-
-
-@dataclass(slots=True)
-class _Outgoing:
-    seq: int
-    mtype: int
-    payload: bytes
-    sent_at: float = 0.0
-    retransmitted: bool = False
-
-
-def mac(key: bytes, message: bytes) -> bytes:
-    return hmac.digest(key, message, "sha256")[: codec.MAC_LEN]
 
 
 @dataclass
@@ -100,13 +42,11 @@ class Link:
             raise ValueError("a device key must be at least 16 bytes")
         self.stats = LinkStats()
         self._decoder = codec.Decoder()
-        # (time, direction, type, seq, ack, length, verdict): headers only
-        self._ring: deque[tuple[float, str, int, int, int, int, str]] = deque(maxlen=128)
+        self._trace = FrameTrace()
         self._my_dir = b"D" if self.is_device else b"H"
         self._peer_dir = b"H" if self.is_device else b"D"
         self._flags = codec.FLAG_FROM_DEVICE if self.is_device else 0
-        self._auth_fail_times: deque[float] = deque()
-        self._tamper_pending: int | None = None
+        self._tamper = TamperMeter()
         self._hello_nonce = b""
         self._last_byte = 0.0
         self._reset_session()
@@ -116,18 +56,11 @@ class Link:
     def _reset_session(self) -> None:
         self.established = False
         self._session_key = b""
-        self._tx_next = 0
+        self._sender = Sender(lambda: self.config, self.stats, self._transmit, self.clock)
         self._rx_next = 0
-        self._inflight: deque[_Outgoing] = deque()
-        self._pending: deque[_Outgoing] = deque()
-        self._rto = self.config.rto_initial
-        self._srtt: float | None = None
-        self._rttvar = 0.0
-        self._rto_deadline: float | None = None
         self._nak_for: int | None = None
         self._ack_due: float | None = None
         self._rx_unacked = 0
-        self._last_gbn = -1.0
         self._ctl_out = 0  # rising counter in every ACK, NAK and HEARTBEAT: no replays
         self._ctl_in = 0
         self._garbage_naked = False
@@ -148,9 +81,7 @@ class Link:
         held = self._held
         self._reset_session()
         self._held = held
-        self._session_key = hmac.digest(
-            self.device_key, _SESSION_LABEL + host_nonce + device_nonce, "sha256"
-        )
+        self._session_key = session_key(self.device_key, host_nonce, device_nonce)
         self.established = True
 
     # ------------------------------------------------------------------ sending
@@ -173,20 +104,9 @@ class Link:
         """Queue a sequenced message; it is delivered in order unless the session ends."""
         if not self.established:
             raise LinkLost("no session")
-        entry = _Outgoing(0, mtype, payload)
-        if len(self._inflight) < self.config.window:
-            entry.seq = self._tx_next
-            self._tx_next += 1
-            self._inflight.append(entry)
-            self._transmit(entry)
-        elif len(self._pending) < self.config.max_pending:
-            self._pending.append(entry)
-        else:
-            raise LinkBusy("send window and pending queue are full")
+        self._sender.send(mtype, payload)
 
-    def _transmit(self, entry: _Outgoing) -> None:
-        now = self.clock()
-        entry.sent_at = now
+    def _transmit(self, entry: Outgoing) -> None:
         signed = codec.signed_part(
             self._flags | codec.FLAG_SEQUENCED,
             entry.seq,
@@ -195,8 +115,6 @@ class Link:
             entry.payload,
         )
         tag = mac(self._session_key, self._my_dir + entry.seq.to_bytes(8, "big") + signed)
-        if self._rto_deadline is None:
-            self._rto_deadline = now + self._rto
         self._emit(signed, tag, entry.mtype, entry.seq, self._rx_next)
 
     def _send_control(self, mtype: MsgType) -> None:
@@ -214,7 +132,7 @@ class Link:
             self._rx_unacked = 0
         self._last_tx = self.clock()
         self.stats.frames_tx += 1
-        self._ring.append((self._last_tx, "tx", mtype, seq, ack, len(frame), "sent"))
+        self._trace.add(self._last_tx, "tx", mtype, seq, ack, len(frame), "sent")
         self.write(frame)
 
     def send_nak(self) -> None:
@@ -222,14 +140,6 @@ class Link:
         self._nak_for = self._rx_next
         self.stats.naks_tx += 1
         self._send_control(MsgType.NAK)
-
-    def _go_back(self, now: float) -> None:
-        self._last_gbn = now
-        for entry in self._inflight:
-            entry.retransmitted = True
-            self.stats.retransmits += 1
-            self._transmit(entry)
-        self._rto_deadline = now + self._rto
 
     # ------------------------------------------------------------------ receiving
 
@@ -253,16 +163,9 @@ class Link:
         for i, f in enumerate(frames):
             self.stats.frames_rx += 1
             verdict = self._accept(f, now, out)
-            if verdict not in ("auth-failed", "malformed", "reflected"):
-                self._garbage_naked = False
-            if verdict == "data":
-                self._rx_unacked += 1
-                if self._ack_due is None:
-                    self._ack_due = now + self.config.ack_delay
-            elif verdict == "duplicate":
-                ack_now = True  # the peer is retransmitting: our ACK was lost
+            ack_now = self._count(verdict, now) or ack_now
             length = len(f.signed) + codec.MAC_LEN + codec.CRC_LEN + 1
-            self._ring.append((now, "rx", f.type, f.seq, f.ack, length, verdict))
+            self._trace.add(now, "rx", f.type, f.seq, f.ack, length, verdict)
             if verdict == "handshake":
                 # What follows belongs to the session the owner is about to establish.
                 self._held = frames[i + 1 :]
@@ -271,44 +174,65 @@ class Link:
             self._send_control(MsgType.ACK)
         return out
 
+    def _count(self, verdict: str, now: float) -> bool:
+        """The receiving side's note of one frame; True when an ACK must go at once."""
+        if verdict not in _SUSPECT:
+            self._garbage_naked = False
+        if verdict == "duplicate":
+            return True  # the peer is retransmitting: our ACK was lost
+        if verdict == "data":
+            self._rx_unacked += 1
+            if self._ack_due is None:
+                self._ack_due = now + self.config.ack_delay
+        return False
+
     def _accept(self, f: codec.Frame, now: float, out: list[tuple[int, bytes]]) -> str:
+        """Judge one frame (the verdict goes to the trace); deliverable messages go to ``out``."""
         if f.from_device == self.is_device:
             self.stats.stale_frames += 1
             return "reflected"
         if f.type in _HANDSHAKE_TYPES and not f.sequenced:
-            nonce = f.payload[-NONCE_LEN:] if f.type == MsgType.HELLO else self._hello_nonce
-            if not hmac.compare_digest(
-                mac(self.device_key, self._peer_dir + nonce + f.signed), f.mac
-            ):
-                return self._auth_failed(now)
-            self._last_rx = now
-            out.append((f.type, f.payload))
-            return "handshake"
+            return self._accept_handshake(f, now, out)
         if not self.established:
             self.stats.stale_frames += 1
             return "no-session"
         if f.sequenced:
-            d = (f.seq - self._rx_next) & 0xFF
-            full = self._rx_next + d if d < 128 else self._rx_next - (256 - d)
-            if full < 0:
-                return self._auth_failed(now)
-            tag = mac(self._session_key, self._peer_dir + full.to_bytes(8, "big") + f.signed)
-            if not hmac.compare_digest(tag, f.mac):
-                return self._auth_failed(now)
-            self._last_rx = now
-            self._process_ack(f.ack, now)
-            if d == 0:
-                self._rx_next += 1
-                self._nak_for = None
-                out.append((f.type, f.payload))
-                return "data"
-            if d < 128:
-                self.stats.out_of_order += 1
-                if self._nak_for != self._rx_next:
-                    self.send_nak()
-                return "gap"
-            self.stats.duplicates += 1
-            return "duplicate"
+            return self._accept_sequenced(f, now, out)
+        return self._accept_control(f, now)
+
+    def _accept_handshake(self, f: codec.Frame, now: float, out: list[tuple[int, bytes]]) -> str:
+        nonce = f.payload[-NONCE_LEN:] if f.type == MsgType.HELLO else self._hello_nonce
+        if not hmac.compare_digest(mac(self.device_key, self._peer_dir + nonce + f.signed), f.mac):
+            return self._auth_failed(now)
+        self._last_rx = now
+        out.append((f.type, f.payload))
+        return "handshake"
+
+    def _accept_sequenced(self, f: codec.Frame, now: float, out: list[tuple[int, bytes]]) -> str:
+        d = (f.seq - self._rx_next) & 0xFF
+        full = self._rx_next + d if d < 128 else self._rx_next - (256 - d)
+        if full < 0:
+            return self._auth_failed(now)
+        tag = mac(self._session_key, self._peer_dir + full.to_bytes(8, "big") + f.signed)
+        if not hmac.compare_digest(tag, f.mac):
+            return self._auth_failed(now)
+        self._last_rx = now
+        self._sender.on_ack(f.ack, now)
+        if d == 0:
+            self._rx_next += 1
+            self._nak_for = None
+            out.append((f.type, f.payload))
+            return "data"
+        if d < 128:
+            self.stats.out_of_order += 1
+            if self._nak_for != self._rx_next:
+                self.send_nak()
+            return "gap"
+        self.stats.duplicates += 1
+        return "duplicate"
+
+    def _accept_control(self, f: codec.Frame, now: float) -> str:
+        """ACK, NAK or HEARTBEAT: a rising counter, and the peer's acknowledgement."""
         if not hmac.compare_digest(mac(self._session_key, self._peer_dir + f.signed), f.mac):
             return self._auth_failed(now)
         if len(f.payload) != 4:
@@ -320,65 +244,23 @@ class Link:
             return "replay"
         self._ctl_in = count
         self._last_rx = now
-        self._process_ack(f.ack, now)
+        self._sender.on_ack(f.ack, now)
         if f.type == MsgType.NAK:
             self.stats.naks_rx += 1
-            floor = self._srtt if self._srtt is not None else self.config.rto_min
-            if self._inflight and now - self._last_gbn >= floor:
-                self._go_back(now)
+            self._sender.on_nak(now)
         return "control"
 
     def _auth_failed(self, now: float) -> str:
         self.stats.auth_failures += 1
-        times = self._auth_fail_times
-        times.append(now)
-        while times and now - times[0] > self.config.tamper_window:
-            times.popleft()
-        if len(times) >= self.config.tamper_threshold:
-            self._tamper_pending = len(times)
-            times.clear()
+        self._tamper.failed(now, self.config.tamper_threshold, self.config.tamper_window)
         return "auth-failed"
-
-    def _process_ack(self, ack: int, now: float) -> None:
-        inflight = self._inflight
-        if not inflight:
-            return
-        n = (ack - inflight[0].seq) & 0xFF
-        if n == 0 or n > len(inflight):
-            return
-        for _ in range(n):
-            entry = inflight.popleft()
-            if not entry.retransmitted:
-                self._sample_rtt(now - entry.sent_at)
-        while self._pending and len(inflight) < self.config.window:
-            entry = self._pending.popleft()
-            entry.seq = self._tx_next
-            self._tx_next += 1
-            inflight.append(entry)
-            self._transmit(entry)
-        self._rto_deadline = now + self._rto if inflight else None
-
-    def _sample_rtt(self, r: float) -> None:
-        # RFC 6298, section 2, with bounds of our own.
-        if self._srtt is None:
-            self._srtt = r
-            self._rttvar = r / 2
-        else:
-            self._rttvar = 0.75 * self._rttvar + 0.25 * abs(self._srtt - r)
-            self._srtt = 0.875 * self._srtt + 0.125 * r
-        rto = self._srtt + max(0.001, 4 * self._rttvar)
-        self._rto = min(self.config.rto_ceiling, max(self.config.rto_min, rto))
 
     # ------------------------------------------------------------------ timers
 
     def poll(self) -> list[tuple[int, bytes]]:
         """Run timers: retransmit, heartbeat, stalled-frame recovery. Raises LinkLost."""
         now = self.clock()
-        out: list[tuple[int, bytes]] = []
-        if self._decoder.pending and now - self._last_byte >= self.config.stale_after:
-            frames, skipped = self._decoder.discard_stale()
-            self._last_byte = now
-            out = self._process(frames, skipped)
+        out = self._drop_stalled(now)
         if self._held:
             out += self.receive(b"")  # before the session check: held frames never wait
         if not self.established:
@@ -387,12 +269,19 @@ class Link:
             raise LinkLost(f"no valid frame for {now - self._last_rx:.3f} s")
         if self._ack_due is not None and now >= self._ack_due:
             self._send_control(MsgType.ACK)
-        if self._rto_deadline is not None and now >= self._rto_deadline and self._inflight:
-            self._rto = min(self.config.rto_ceiling, self._rto * 2)
-            self._go_back(now)
+        self._sender.on_timer(now)
         if now - self._last_tx >= self.config.heartbeat_interval:
             self._send_control(MsgType.HEARTBEAT)
         return out
+
+    def _drop_stalled(self, now: float) -> list[tuple[int, bytes]]:
+        """A partial frame with no new byte for ``stale_after`` is dropped; what follows
+        it in the buffer is judged now."""
+        if not self._decoder.pending or now - self._last_byte < self.config.stale_after:
+            return []
+        frames, skipped = self._decoder.discard_stale()
+        self._last_byte = now
+        return self._process(frames, skipped)
 
     def next_deadline(self) -> float:
         """When ``poll`` next has work to do (monotonic seconds)."""
@@ -407,42 +296,25 @@ class Link:
             candidates.append(self._last_tx + cfg.heartbeat_interval)
             if self._ack_due is not None:
                 candidates.append(self._ack_due)
-            if self._rto_deadline is not None and self._inflight:
-                candidates.append(self._rto_deadline)
+            retransmit = self._sender.deadline()
+            if retransmit is not None:
+                candidates.append(retransmit)
         return min(candidates) if candidates else self.clock() + cfg.link_timeout
 
     # ------------------------------------------------------------------ state
 
     @property
     def unacked(self) -> int:
-        return len(self._inflight) + len(self._pending)
+        return self._sender.unacked
 
     @property
     def rto(self) -> float:
-        return self._rto
+        return self._sender.rto
 
     def take_tamper(self) -> int | None:
         """Failures counted when the tamper threshold was last crossed, once."""
-        count, self._tamper_pending = self._tamper_pending, None
-        return count
+        return self._tamper.take()
 
     def dump_debug(self) -> list[dict[str, object]]:
         """Recent frame headers (never payloads: a card may be a hole card)."""
-        out: list[dict[str, object]] = []
-        for at, direction, mtype, seq, ack, length, verdict in self._ring:
-            try:
-                name = MsgType(mtype).name
-            except ValueError:
-                name = f"0x{mtype:02x}"
-            out.append(
-                {
-                    "at": round(at, 6),
-                    "dir": direction,
-                    "type": name,
-                    "seq": seq & 0xFF,
-                    "ack": ack & 0xFF,
-                    "len": length,
-                    "verdict": verdict,
-                }
-            )
-        return out
+        return self._trace.dump()
