@@ -45,7 +45,6 @@ import structlog
 from controller import bench
 from controller.api import Access, ApiServer, Ticket
 from controller.config import (
-    GAMES,
     Config,
     ConfigError,
     Game,
@@ -56,6 +55,7 @@ from controller.config import (
 )
 from controller.devices_adapter import TableDevices
 from controller.errors import EXPECTED
+from controller.games import NAMES
 from controller.journal import JournalError, Row, SqliteJournal
 from controller.observed_journal import ObservedJournal
 from controller.recovery import RecoveryError, driver_positions, resume
@@ -608,7 +608,7 @@ def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int
         help="run on simulated devices with an autoplay dealer (the default without --config)",
     )
     parser.add_argument(
-        "--game", choices=GAMES, default="baccarat", help="the simulated table's game"
+        "--game", choices=NAMES, default="baccarat", help="the simulated table's game"
     )
     parser.add_argument("--rounds", type=positive, help="stop after this many rounds")
     parser.add_argument(
