@@ -42,8 +42,11 @@ from typing import Final, TextIO
 
 import structlog
 
-from controller import bench
 from controller.api import Access, ApiServer, Ticket
+from controller.bench.dealer import POLL_INTERVAL, DealerConsole
+from controller.bench.runner import dealer_console, simulators
+from controller.bench.scenario import BenchError, Scenario
+from controller.bench.simulated import autoplay_scenario
 from controller.config import (
     Config,
     ConfigError,
@@ -218,7 +221,7 @@ def run(options: Options, out: TextIO) -> int:
                 JournalError,
                 RecoveryError,
                 SimError,
-                bench.BenchError,
+                BenchError,
                 OSError,
             ) as exc:
                 return _error(str(exc), EXIT_FAILURE)
@@ -295,12 +298,12 @@ class _Daemon:
         self.cleanup = cleanup
         self.health: dict[str, str] = {}
         self.ready = False
-        self.console: bench._Bench | None = None
+        self.console: DealerConsole | None = None
         self.next_step = 0.0
         self.status_text = ""
         self.unhealthy = False
         self.view: LiveView | None = None
-        self.scenario: bench.Scenario | None = None
+        self.scenario: Scenario | None = None
 
     # ------------------------------------------------------------------ start-up
 
@@ -331,7 +334,7 @@ class _Daemon:
         self.table = table = self._table(drivers, rows)
         if sims:
             assert self.scenario is not None  # built with the simulators
-            self.console = bench.dealer_console(self.scenario, table, journal, sims, drivers)
+            self.console = dealer_console(self.scenario, table, journal, sims, drivers)
         title = f"tablectl · {config.table.game} table {config.table.id}"
         self.view = view = LiveView(self.out, title, self.health)
         journal.watchers.append(view.observe)
@@ -361,11 +364,11 @@ class _Daemon:
         if self.workdir is None:
             return {}
         seed = self.options.seed if self.options.seed is not None else secrets.randbits(32)
-        self.scenario = bench.autoplay_scenario(self.config.rules, seed)
+        self.scenario = autoplay_scenario(self.config.rules, seed)
         key_file = self.workdir / "shoe.key"
         # A work directory used before keeps its keys: the simulators refuse another.
         key = load_key(str(key_file)) if key_file.exists() else secrets.token_bytes(32)
-        sims = bench.simulators(self.scenario, self.workdir, key)
+        sims = simulators(self.scenario, self.workdir, key)
         # The simulators are the table's hardware: the terminal's Ctrl-C is for the
         # daemon, which stops them after its drivers. Blocked while they are spawned,
         # SIGINT stays blocked in them (a child inherits the mask), and one that comes
@@ -471,7 +474,7 @@ class _Daemon:
             wait = min(wait, max(0.0, next_ping - now))
         if self.console is not None and self.ready:
             if self.console.polling:
-                wait = min(wait, bench.POLL_INTERVAL)
+                wait = min(wait, POLL_INTERVAL)
             if self.options.pace_ms:
                 wait = min(wait, max(0.0, self.next_step - now))
             # At pace 0 the console has just done all it could (``_play``): the next
