@@ -23,6 +23,7 @@ from controller.devices_adapter import TableDevices
 from controller.observed_journal import ObservedJournal
 from controller.rules.spanish21 import Spanish21Rules
 from controller.table.baccarat import BaccaratTable
+from controller.table.core import Table
 from controller.table.spanish21 import Spanish21Table
 from drivers import messages as m
 from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver
@@ -58,7 +59,7 @@ def simulators(scenario: Scenario, workdir: Path, key: bytes) -> dict[str, SimPr
 
 def dealer_console(
     scenario: Scenario,
-    table: BaccaratTable | Spanish21Table,
+    table: Table,
     journal: ObservedJournal,
     sims: Mapping[str, SimProcess],
     drivers: Mapping[str, DeviceDriver],
@@ -67,6 +68,7 @@ def dealer_console(
     simulated devices ``sims`` through ``drivers``."""
     if isinstance(table, Spanish21Table):
         return Spanish21Console(scenario, table, journal, sims, drivers)
+    assert isinstance(table, BaccaratTable)  # Baccarat's table deals the other games
     return BaccaratConsole(scenario, table, journal, sims, drivers)
 
 

@@ -33,7 +33,6 @@ from controller.config.settings import (
     TableSettings,
     UsbDevice,
 )
-from controller.config.simulation import SIMULATION, simulation_config
 from controller.config.values import MAX_ID
 
 __all__ = [
@@ -44,7 +43,6 @@ __all__ = [
     "DEFAULT_SOCKET_GROUPS",
     "LINK_TIMEOUT_MS",
     "MAX_ID",
-    "SIMULATION",
     "Account",
     "ApiSettings",
     "Config",
@@ -58,5 +56,4 @@ __all__ = [
     "UsbDevice",
     "load_config",
     "parse_config",
-    "simulation_config",
 ]
