@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TextIO
 
 import structlog
@@ -35,10 +35,11 @@ from controller.daemon.console import SimulatedHardware
 from controller.daemon.inbox import Inbox
 from controller.daemon.loop import Dealing, StatusLine, TableLoop
 from controller.errors import EXIT_FAILURE, EXIT_USAGE, EXPECTED, fail
-from controller.journal import JournalError, SqliteJournal
+from controller.journal import JournalError, Row, SqliteJournal
 from controller.recovery import RecoveryError, driver_positions
 from controller.sdnotify import Notifier, NotifyEnvError
 from controller.view import LiveView
+from drivers.device import DeviceDriver
 
 log = structlog.get_logger("controller.daemon")
 
@@ -105,27 +106,13 @@ def _start(
     """Open the journal, the API and the devices, in that order, build the table, and
     run the table's thread; the exit status."""
     status = StatusLine(notifier)
-    if hardware is not None:
-        hardware.prepare()
-    status.show("opening the journal")
-    journal_file = SqliteJournal(config.journal.path)
-    cleanup.callback(journal_file.close)
-    # A simulated table's sockets are its user's alone.
-    dealer, floor, events = wiring.access(config, private=hardware is not None)
-    api = ApiServer(config.api.runtime_dir, inbox.submit, dealer=dealer, floor=floor, events=events)
-    api.start()
-    cleanup.callback(api.close)
-    journal = wiring.PublishingJournal(journal_file, api)
+    journal, api = _open(config, inbox, hardware, status, cleanup)
     if hardware is not None:
         hardware.start(cleanup)
     # What the journal already holds: the table is rebuilt from it and each driver
     # picks up after the last event journaled for its device (controller/recovery).
-    rows = list(journal_file.rows())
-    # Simulated devices are started afresh, their event ids from 1: only real devices,
-    # which keep their unacknowledged events, are picked up where they were.
-    positions = {} if hardware is not None else driver_positions(rows)
-    backend = None if hardware is None else hardware.usb_backend()
-    drivers = wiring.drivers(config, inbox, positions, backend)
+    rows = list(journal.file.rows())
+    drivers = _drivers(config, inbox, hardware, rows)
     health = dict.fromkeys(drivers, "connecting")
     table = wiring.table(config, drivers, rows, journal)
     assert isinstance(table, Dealing)  # every game's table numbers its shoes and rounds
@@ -156,6 +143,37 @@ def _start(
     )
     status.show(loop.connecting())
     return loop.run()
+
+
+def _open(
+    config: Config,
+    inbox: Inbox,
+    hardware: SimulatedHardware | None,
+    status: StatusLine,
+    cleanup: contextlib.ExitStack,
+) -> tuple[wiring.PublishingJournal, ApiServer]:
+    """The journal, then the API's sockets serving it; both closed by ``cleanup``."""
+    if hardware is not None:
+        hardware.prepare()
+    status.show("opening the journal")
+    journal_file = SqliteJournal(config.journal.path)
+    cleanup.callback(journal_file.close)
+    # A simulated table's sockets are its user's alone.
+    dealer, floor, events = wiring.access(config, private=hardware is not None)
+    api = ApiServer(config.api.runtime_dir, inbox.submit, dealer=dealer, floor=floor, events=events)
+    api.start()
+    cleanup.callback(api.close)
+    return wiring.PublishingJournal(journal_file, api), api
+
+
+def _drivers(
+    config: Config, inbox: Inbox, hardware: SimulatedHardware | None, rows: Sequence[Row]
+) -> dict[str, DeviceDriver]:
+    if hardware is None:
+        return wiring.drivers(config, inbox, driver_positions(rows))
+    # Simulated devices are started afresh, their event ids from 1: only real devices,
+    # which keep their unacknowledged events, are picked up where they were.
+    return wiring.drivers(config, inbox, {}, hardware.usb_backend())
 
 
 @contextlib.contextmanager
