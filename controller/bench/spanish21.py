@@ -77,6 +77,13 @@ class Spanish21Console(DealerConsole):
         """551.16(l): the hole card into the reader, which the table never armed behind
         this up card; the reader reports the insertion and the table stops for the
         floorperson."""
+        self.record_fault(fault, up_card=self.spanish.up_card)
+        reply = self.sims["reader"].control("insert", card=hole)
+        self.reader_pending.update(reply["event_ids"])
+        return False
+
+    def record_fault(self, fault: Irregularity, **detail: object) -> None:
+        """The reader's irregularity, or the dealer's with the reader, in this round."""
         self.journal.record(
             {
                 "type": "fault_injected",
@@ -84,12 +91,9 @@ class Spanish21Console(DealerConsole):
                 "device": "reader",
                 "at_round": fault.at_round,
                 "round": self.spanish.round,
-                "up_card": self.spanish.up_card,
+                **detail,
             }
         )
-        reply = self.sims["reader"].control("insert", card=hole)
-        self.reader_pending.update(reply["event_ids"])
-        return False
 
     def start(self) -> None:
         self.dealer.start()
@@ -124,15 +128,7 @@ class Spanish21Console(DealerConsole):
         self.armed_wait = None
         if self.reader_faults and self.reader_faults[0].at_round <= self.spanish.round:
             fault = self.reader_faults.pop(0)
-            self.journal.record(
-                {
-                    "type": "fault_injected",
-                    "kind": fault.kind,
-                    "device": "reader",
-                    "at_round": fault.at_round,
-                    "round": self.spanish.round,
-                }
-            )
+            self.record_fault(fault)
             command = READER_IRREGULARITIES[fault.kind]
             fields = {} if fault.code is None else {"code": fault.code}
             reply = reader.control(command, **fields)
