@@ -58,13 +58,14 @@ MB = 1024 * 1024
 # The daemon as `tablectl run`, the shoe simulator tracing its card writes (card path).
 TRACING = """
 import sys
-from controller import bench, cli
-plain = bench.simulators
+from controller import cli
+from controller.bench import simulated
+plain = simulated.simulators
 def simulators(scenario, workdir, key):
     sims = plain(scenario, workdir, key)
     sims["shoe"].args += ("--trace-writes", str(workdir / "shoe.trace"))
     return sims
-bench.simulators = simulators
+simulated.simulators = simulators
 sys.exit(cli.main(["run", *sys.argv[1:]]))
 """
 

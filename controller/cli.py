@@ -1,24 +1,27 @@
-"""The ``tablectl`` command line: ``run`` (the daemon, controller/daemon.py), the
-console's ``status``, ``events`` and ``send`` (controller/client.py), ``bench``,
-``analyze``, ``journal verify`` and ``journal export``. Exit codes: docs/cli.md."""
+"""The ``tablectl`` command line: ``run`` (the daemon, controller/daemon/), the
+console's ``status``, ``events`` and ``send`` (controller/client.py), ``bench``
+(controller/bench/), ``analyze``, ``journal verify`` and ``journal export``. Exit
+codes: docs/cli.md.
+
+A command's module is imported only when that command is given, so ``tablectl run
+--config FILE`` loads neither the bench nor the simulators, and ``run --simulate`` and
+``bench`` load them only then. A command line that names no command (``--help``, a
+mistake) builds every command's parser, to list them all.
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, TypeAlias
 
 import structlog
 
-from controller import analyze, bench, client, daemon, export
-from controller.journal import JournalError, verify
+from controller.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
-EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_FAILURE = 1
-EXIT_INTERRUPTED = 130
+Subparsers: TypeAlias = "argparse._SubParsersAction[Any]"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,9 +57,9 @@ def _positive(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="tablectl", description="Dealer-side controller for casino tables.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+def _run_parser(sub: Subparsers) -> None:
+    from controller.daemon import arguments
+
     run = sub.add_parser(
         "run",
         help="run one table: --config FILE, or simulated devices with an autoplay dealer",
@@ -64,11 +67,66 @@ def build_parser() -> argparse.ArgumentParser:
         "of the file; without it (or with --simulate), firmware simulators on "
         "pseudo-terminals and an autoplay dealer, players and floorperson.",
     )
-    daemon.add_arguments(run, _positive)
+    arguments.add_arguments(run, _positive)
     run.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller.daemon import arguments
+    from controller.daemon import main as daemon
+
+    try:
+        options = arguments.options(args)
+    except arguments.UsageError as exc:
+        parser.error(str(exc))
+    if options.config is not None:
+        return daemon.run(options, sys.stdout)
+    # Only a simulated table loads the bench and the simulators.
+    from controller.bench.simulated import SimulatedTable
+
+    simulated = SimulatedTable(options.game, options.seed, options.workdir)
+    return daemon.run(options, sys.stdout, simulated)
+
+
+def _client_parsers(sub: Subparsers) -> None:
+    from controller import client
+
     client.add_parsers(sub)
+
+
+def _client(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller import client
+
+    return client.run(args)
+
+
+def _analyze_parser(sub: Subparsers) -> None:
+    from controller import analyze
+
     analyze.add_parser(sub)
+
+
+def _analyze(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller import analyze
+
+    return analyze.run(args)
+
+
+def _bench_parser(sub: Subparsers) -> None:
+    from controller import bench
+
     bench.add_parser(sub)
+
+
+def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller import bench
+
+    return bench.run(args)
+
+
+def _journal_parsers(sub: Subparsers) -> None:
+    from controller import export
+
     journal_cmd = sub.add_parser("journal", help="check or read a table's journal")
     journal_sub = journal_cmd.add_subparsers(dest="journal_command", required=True)
     verify_cmd = journal_sub.add_parser(
@@ -76,42 +134,61 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify_cmd.add_argument("file", help="the journal (an SQLite file)")
     export.add_parser(journal_sub)
+
+
+def _journal(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.journal_command == "export":
+        from controller import export
+
+        return export.run(args)
+    return journal_verify(args.file)
+
+
+Adder: TypeAlias = Callable[[Subparsers], None]
+Runner: TypeAlias = Callable[[argparse.ArgumentParser, argparse.Namespace], int]
+
+# Each command: what adds its parser and what runs it, in the order ``--help`` lists
+# them; a command's module is imported by these alone.
+_COMMANDS: dict[str, tuple[Adder, Runner]] = {
+    "run": (_run_parser, _run),
+    "status": (_client_parsers, _client),
+    "events": (_client_parsers, _client),
+    "send": (_client_parsers, _client),
+    "analyze": (_analyze_parser, _analyze),
+    "bench": (_bench_parser, _bench),
+    "journal": (_journal_parsers, _journal),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``tablectl`` parser: with a ``command``, that command's alone, importing its
+    module and no other; otherwise every command's."""
+    parser = _Parser(prog="tablectl", description="Dealer-side controller for casino tables.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    if command in _COMMANDS:
+        _COMMANDS[command][0](sub)
+    else:
+        for add in dict.fromkeys(adder for adder, _ in _COMMANDS.values()):
+            add(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words else None)
+    args = parser.parse_args(words)
     configure_logging(getattr(args, "log_level", "warning"))
     try:
-        return _dispatch(parser, args)
+        return _COMMANDS[args.command][1](parser, args)
     except KeyboardInterrupt:  # ``run`` and ``events`` handle it; elsewhere no traceback
         print("tablectl: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
-def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    if args.command == "analyze":
-        return analyze.run(args)
-    if args.command == "bench":
-        return bench.run(args)
-    if args.command in client.COMMANDS:
-        return client.run(args)
-    if args.command == "journal":
-        if args.journal_command == "export":
-            return export.run(args)
-        return journal_verify(args.file)
-    if args.command == "run":
-        try:
-            run_options = daemon.options(args)
-        except daemon.UsageError as exc:
-            parser.error(str(exc))
-        return daemon.run(run_options, sys.stdout)
-    return EXIT_USAGE
-
-
 def journal_verify(path: str) -> int:
     """Exit 0 when the chain is whole, 1 with one line per problem, 2 when unreadable."""
+    from controller.journal import JournalError, verify
+
     try:
         verdict = verify(path)
     except JournalError as exc:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TextIO
 
 from rich.console import Console, Group
@@ -67,34 +67,49 @@ class LiveView:
         self._state = ""
         self._live: Live | None = None
         self._drawn_at = 0.0
+        # What each type of entry changes in the view; any other changes nothing.
+        self._follow: dict[str, Callable[[Mapping[str, object]], None]] = {
+            "wager": self._wager,
+            "dealt": self._dealt,
+            "reveal": self._reveal,
+            "round_end": self._round_end,
+            "prompt": self._prompted,
+            **dict.fromkeys(_NOTED, self._noted),
+        }
 
     # ------------------------------------------------------------------ input
 
     def observe(self, entry: Mapping[str, object]) -> None:
-        kind = entry.get("type")
         if not self._tty:
             print(plain_line(entry), file=self._out, flush=True)
-        if kind == "wager":
-            self._new_round(entry.get("round"))
-            where = entry.get("box", entry.get("seat"))
-            self._wagers.setdefault(str(where), []).append(
-                f"{entry.get('bet')} {entry.get('amount')}"
-            )
-        elif kind == "dealt":
-            self._new_round(entry.get("round"))
-            self._hands.setdefault(self._hand_name(entry), []).append(entry.get("card"))
-        elif kind == "reveal":
-            dealer = self._hands.get("dealer", [])
-            hidden = [i for i, c in enumerate(dealer) if c is None]
-            if hidden:
-                dealer[hidden[0]] = entry.get("card")
-        elif kind == "round_end":
-            self.rounds += 1
-            self._result = self._outcome(entry)
-        elif kind == "prompt":
-            self._prompt = str(entry.get("text"))
-        elif kind in _NOTED:
-            self._notes.append(self._note(entry))
+        follow = self._follow.get(str(entry.get("type")))
+        if follow is not None:
+            follow(entry)
+
+    def _wager(self, entry: Mapping[str, object]) -> None:
+        self._new_round(entry.get("round"))
+        where = entry.get("box", entry.get("seat"))
+        self._wagers.setdefault(str(where), []).append(f"{entry.get('bet')} {entry.get('amount')}")
+
+    def _dealt(self, entry: Mapping[str, object]) -> None:
+        self._new_round(entry.get("round"))
+        self._hands.setdefault(self._hand_name(entry), []).append(entry.get("card"))
+
+    def _reveal(self, entry: Mapping[str, object]) -> None:
+        dealer = self._hands.get("dealer", [])
+        hidden = [i for i, c in enumerate(dealer) if c is None]
+        if hidden:
+            dealer[hidden[0]] = entry.get("card")
+
+    def _round_end(self, entry: Mapping[str, object]) -> None:
+        self.rounds += 1
+        self._result = self._outcome(entry)
+
+    def _prompted(self, entry: Mapping[str, object]) -> None:
+        self._prompt = str(entry.get("text"))
+
+    def _noted(self, entry: Mapping[str, object]) -> None:
+        self._notes.append(self._note(entry))
 
     def state(self, text: str) -> None:
         """The table's state line (the daemon's STATUS text)."""

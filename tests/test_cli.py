@@ -71,3 +71,61 @@ def test_analyze_bad_decks_is_one_line() -> None:
     result = tablectl("analyze", "baccarat", "--decks", "3")
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "545.3(a)" in result.stderr
+
+
+# --------------------------------------------------------------------------- what loads
+
+
+def _loaded_after(code: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Run ``code`` in a fresh interpreter that prints a status line, then lists every
+    module it has loaded, one a line."""
+    env = {k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"}
+    code += "\nprint('\\n'.join(sorted(sys.modules)))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    return result, result.stdout.splitlines()[1:]
+
+
+def _bench_or_simulator(modules: list[str]) -> list[str]:
+    return [
+        m
+        for m in modules
+        if m.split(".")[0] == "firmware_sim"
+        or m == "controller.bench"
+        or m.startswith("controller.bench.")
+    ]
+
+
+def test_a_configured_run_loads_neither_the_bench_nor_the_simulators(tmp_path: Path) -> None:
+    # `tablectl run --config FILE` is the production daemon: the bench and the firmware
+    # simulators stay out of its process (controller/cli.py imports a command's module
+    # only when that command runs; the daemon is handed a simulated table, never
+    # imports one).
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nid = "t1"\n', encoding="utf-8")  # invalid: exit 2
+    result, loaded = _loaded_after(
+        "import sys\nfrom controller.cli import main\n"
+        f"print(main(['run', '--config', {str(config)!r}]))"
+    )
+    assert result.stdout.splitlines()[0] == "2", result.stderr
+    assert result.stderr.startswith(f"tablectl: error: {config}: table.game: missing")
+    assert "controller.daemon.main" in loaded and "controller.config" in loaded
+    assert _bench_or_simulator(loaded) == []
+
+    result, loaded = _loaded_after("import sys\nimport controller.daemon.main\nprint('ok')")
+    assert result.returncode == 0, result.stderr
+    assert "controller.daemon.wiring" in loaded
+    assert _bench_or_simulator(loaded) == []
+
+
+def test_the_bench_command_loads_the_bench_and_the_simulators(tmp_path: Path) -> None:
+    # The other side of the test above: the same listing shows them once asked for.
+    missing, out = tmp_path / "missing.json", tmp_path / "out.jsonl"
+    result, loaded = _loaded_after(
+        "import sys\nfrom controller.cli import main\n"
+        f"print(main(['bench', {str(missing)!r}, '--events', {str(out)!r}]))"
+    )
+    assert result.stdout.splitlines()[0] == "2", result.stderr
+    assert "controller.bench.runner" in loaded and "firmware_sim.harness" in loaded
+    assert "controller.daemon" not in loaded

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from controller.bench.simulated import SIMULATION, simulation_config
 from controller.config import (
     DEFAULT_JOURNAL,
     DEFAULT_RUNTIME_DIR,
-    SIMULATION,
     Config,
     ConfigError,
     Game,
@@ -26,7 +26,6 @@ from controller.config import (
     TableSettings,
     load_config,
     parse_config,
-    simulation_config,
 )
 from controller.errors import TablectlError
 from controller.rules.baccarat import BaccaratRules

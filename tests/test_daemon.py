@@ -379,12 +379,12 @@ def test_the_sealing_key_is_made_once_beside_the_journal_for_the_daemon_alone(
 
 
 def test_the_watchdog_check_fails_on_a_stalled_queue_or_an_unwritable_journal() -> None:
-    # The loop sends WATCHDOG=1 only when this check passes (_Daemon._loop): a table
+    # The loop sends WATCHDOG=1 only when this check passes (TableLoop.run): a table
     # thread that stopped draining its queue, or a journal it cannot write, lets
     # systemd's watchdog restart the daemon.
     from types import SimpleNamespace
 
-    from controller import daemon as d
+    from controller.daemon import loop as d
 
     def check(emptied_ago: float, writable: bool) -> bool:
         fake = SimpleNamespace(
@@ -392,7 +392,7 @@ def test_the_watchdog_check_fails_on_a_stalled_queue_or_an_unwritable_journal() 
             journal=SimpleNamespace(writable=lambda: writable),
             unhealthy=False,
         )
-        return bool(d._Daemon._healthy(fake))  # type: ignore[arg-type]
+        return bool(d.TableLoop._healthy(fake))  # type: ignore[arg-type]
 
     assert check(0.1, True)
     assert not check(d.STALLED_AFTER + 1, True)

@@ -1,0 +1,215 @@
+"""The bench's dealer and floorperson on simulated devices, whatever the game: the
+cards drawn from the simulated shoe, the shuffles asked of the simulated shuffler, the
+faults injected when the scenario has them, and the floorperson's clear once a faulted
+device is back. Each game's dealer (``controller.bench.baccarat``,
+``controller.bench.spanish21``) says what to do for each need of its table."""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Final
+
+from controller.bench.scenario import (
+    SHUFFLER_FAULTS,
+    BenchError,
+    Irregularity,
+    Scenario,
+    Unplug,
+    next_shoe,
+)
+from controller.observed_journal import ObservedJournal
+from controller.rules.cards import CUT
+from controller.table.baccarat import BaccaratTable
+from controller.table.events import Command, FloorClear, ManualShuffle, Need
+from controller.table.spanish21 import Spanish21Table
+from drivers import messages as m
+from drivers.device import DeviceDriver, ShufflerDriver
+from firmware_sim.harness import SimProcess
+
+STALL_TIMEOUT: Final = 10.0  # no event for this long while one is awaited: the bench gives up
+POLL_INTERVAL: Final = 0.002  # how often the dealer looks at the reader's "armed" light
+SHUFFLE_ENDS = (m.ShuffleCompleted, m.ShufflerJam, m.ShufflerStopped, m.CycleIncomplete)
+
+
+def clear_as_the_floorperson(table: BaccaratTable | Spanish21Table) -> None:
+    """The bench's floorperson clears a stopped table, recording the device's repair
+    where one is needed (551.16(m))."""
+    table.handle(FloorClear(repair="repaired" if table.repair_needed else None))
+
+
+def cards_in(value: object) -> list[object]:
+    """A journal entry's list of cards; none when the entry has no list there."""
+    return value if isinstance(value, list) else []
+
+
+class DealerConsole(ABC):
+    """The dealer and floorperson of one scenario run, on the thread that owns the table:
+    the bench's (controller/bench/runner.py), or the daemon's simulated console, which
+    hands each event to the table itself, then to ``saw``, and calls ``step``."""
+
+    poll_interval: Final = POLL_INTERVAL
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        table: BaccaratTable | Spanish21Table,
+        journal: ObservedJournal,
+        sims: Mapping[str, SimProcess],
+        drivers: Mapping[str, DeviceDriver],
+    ) -> None:
+        self.s = scenario
+        self.table = table
+        self.journal = journal
+        self.sims = sims
+        self.drivers = drivers
+        self.pending: set[int] = set()  # shoe event ids of the last draw not yet handled
+        self.cards = 0
+        self.unplugs = list(scenario.unplugs)
+        self.card_faults = scenario.card_faults
+        self.unplugged: str | None = None  # until the table has seen the device go
+        self.replug_at = 0.0  # no event need come from an unplugged device before this
+        self.shuffle_requested = False  # until the shuffler reports the shuffle's end
+        self.shuffles = 0  # shuffles asked of the shuffler, failed ones included
+        self.polling = False  # looking at a device's light rather than waiting for an event
+        self.shoes_loaded = 1  # the first shoe's cards are the simulator's own
+
+    @abstractmethod
+    def act(self) -> bool:
+        """Do the next thing the table needs; False when that means waiting."""
+
+    def start(self) -> None:  # noqa: B027 - only Spanish 21 has a start of day
+        """What the floorperson does once the devices are connected."""
+
+    def finish(self) -> None:  # noqa: B027 - only Spanish 21 checks its script
+        """After the last round."""
+
+    def handle(self, event: m.Event) -> None:
+        self.table.handle(event)
+        self.saw(event)
+
+    def saw(self, event: m.Event) -> None:
+        """The table has handled ``event``: what the dealer waited for may be done."""
+        if event.device == "shoe" and event.event_id is not None:
+            self.pending.discard(event.event_id)
+            if isinstance(event, m.CardDrawn):
+                self.cards += 1
+        elif event.device == "shuffler" and isinstance(event, SHUFFLE_ENDS):
+            # Completed, or jammed, stopped or cut short (551.16(j)): a table that still
+            # needs shuffled cards gets another shuffle.
+            self.shuffle_requested = False
+
+    def step(self) -> bool:
+        self.polling = False
+        if self.unplugged is not None:
+            if self.table.need is not Need.FLOOR:
+                return False  # the device's loss is still on its way to the table
+            self.unplugged = None
+        return self.act()
+
+    def floor(self) -> bool:
+        if not self.table.can_clear:
+            return False  # the device is not back yet
+        clear_as_the_floorperson(self.table)
+        return True
+
+    def draw(self) -> bool:
+        if self.pending:
+            return False
+        if self.unplugs and self.unplugs[0].at_card == self.cards + 1:
+            self.unplug(self.unplugs.pop(0))
+            return False
+        while self.card_faults and self.card_faults[0].at_card <= self.cards + 1:
+            self.inject_card(self.card_faults.pop(0))
+        reply = self.sims["shoe"].control("draw", count=1)
+        self.pending.update(reply["event_ids"])
+        return False
+
+    def shuffle(self) -> bool:
+        if not self.s.continuous and self.table.shoes_completed >= self.shoes_loaded:
+            return self.load_next_shoe()
+        if not self.s.uses_shuffler:
+            self.table.handle(ManualShuffle())  # the stacked shoe is the lab's shuffle
+            return True
+        if not self.shuffle_requested:
+            self.shuffles += 1
+            fault = self.s.shuffle_fault(self.shuffles)
+            if fault is not None:
+                self.inject_shuffle(fault)
+            shuffler = self.drivers["shuffler"]
+            assert isinstance(shuffler, ShufflerDriver)  # SimProcess.driver picks it by kind
+            shuffler.start_shuffle()
+            self.shuffle_requested = True
+        return False
+
+    def load_next_shoe(self) -> bool:
+        """The shoe after the ones played (the bench stops before; the daemon's console
+        plays on): the next seeded shoe's cards into the simulated shoe, to be shuffled
+        once the table has them."""
+        if self.pending:
+            return False
+        cards = next_shoe(self.s, self.shoes_loaded)
+        self.shoes_loaded += 1
+        self.new_cards([t for t in cards if t != CUT])
+        reply = self.sims["shoe"].control("load", cards=cards)
+        self.pending.update(reply["event_ids"])
+        return False
+
+    def new_cards(self, cards: list[str]) -> None:  # noqa: B027 - only Spanish 21 tracks its cards
+        """``cards`` are the shoe now, in the order they leave it."""
+
+    def inject_shuffle(self, fault: Irregularity) -> None:
+        """The shuffler's irregularity at the shuffle about to be asked for: it jams,
+        stops part way, does not complete its cycle, or miscounts the cards."""
+        entry: dict[str, object] = {
+            "type": "fault_injected",
+            "kind": fault.kind,
+            "device": "shuffler",
+            "at_shuffle": fault.at_shuffle,
+        }
+        fields: dict[str, object] = {}
+        if fault.delta is not None:
+            entry["delta"] = fields["delta"] = fault.delta
+        self.journal.record(entry)
+        self.sims["shuffler"].control(SHUFFLER_FAULTS[fault.kind], **fields)
+
+    def command(self, command: Command) -> None:
+        """Issue the bench's own ``command``; a refusal is the bench's failure."""
+        refused = self.journal.counts["refused"]
+        self.table.handle(command)
+        if self.journal.counts["refused"] != refused:
+            reason = self.journal.last_refusal.get("reason")
+            raise BenchError(f"the table refused the bench's {command.name}: {reason}")
+
+    def inject_card(self, fault: Irregularity) -> None:
+        """The shoe's irregularity at the next card: a ten put in ahead of it, or the
+        card itself coming out face up."""
+        self.journal.record(
+            {
+                "type": "fault_injected",
+                "kind": fault.kind,
+                "device": "shoe",
+                "at_card": fault.at_card,
+            }
+        )
+        self.sims["shoe"].control(fault.kind)
+        if fault.kind == "ten":
+            self.ten_added()
+
+    def ten_added(self) -> None:  # noqa: B027 - only Spanish 21 tracks its cards
+        """A ten is next out of the shoe, ahead of the scenario's order."""
+
+    def unplug(self, fault: Unplug) -> None:
+        self.journal.record(
+            {
+                "type": "fault_injected",
+                "kind": "unplug",
+                "device": fault.device,
+                "at_card": fault.at_card,
+                "duration_ms": fault.duration_ms,
+            }
+        )
+        self.sims[fault.device].control("unplug", duration_ms=fault.duration_ms)
+        self.unplugged = fault.device
+        self.replug_at = time.monotonic() + fault.duration_ms / 1000

@@ -1,0 +1,22 @@
+"""Reading one value of a scenario: each mistake a ScenarioError naming its place."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from controller.bench.scenario import ScenarioError
+
+
+def whole(data: Mapping[str, Any], key: str, default: int, where: str = "") -> int:
+    """``data[key]`` (or ``default``) as a whole number."""
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        at = f"{where}.{key}" if where else key
+        raise ScenarioError(f"{at}: expected a whole number, got {value!r}")
+    return value
+
+
+def is_number(value: object) -> bool:
+    """A JSON number: a whole or a decimal number, not true or false."""
+    return not isinstance(value, bool) and isinstance(value, int | float)

@@ -1,0 +1,77 @@
+"""``tablectl run``'s options: the table's configuration file, or a simulated table and
+how it plays."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from controller.config import Game
+from controller.games import NAMES
+
+DEFAULT_PACE_MS: Final = 250  # the simulated dealer's pace, so a person can follow
+
+
+@dataclass(frozen=True)
+class Options:
+    config: str | None  # None: the simulated table
+    game: Game
+    rounds: int | None  # stop after this many rounds (None: until a signal)
+    pace_ms: int
+    seed: int | None
+    workdir: str | None  # the simulated table's files; None: a temporary directory
+
+
+def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int]) -> None:
+    parser.add_argument(
+        "--config", metavar="FILE", help="the table's configuration (docs/config.md)"
+    )
+    parser.add_argument(
+        "--simulate",
+        action="store_true",
+        help="run on simulated devices with an autoplay dealer (the default without --config)",
+    )
+    parser.add_argument(
+        "--game", choices=NAMES, default="baccarat", help="the simulated table's game"
+    )
+    parser.add_argument("--rounds", type=positive, help="stop after this many rounds")
+    parser.add_argument(
+        "--pace-ms",
+        type=int,
+        default=DEFAULT_PACE_MS,
+        help=f"the simulated dealer's time per action (default {DEFAULT_PACE_MS}; 0: at once)",
+    )
+    parser.add_argument("--seed", type=int, help="the simulated shoe's seed (default: random)")
+    parser.add_argument(
+        "--workdir",
+        metavar="DIR",
+        help="keep the simulated table's journal, sockets and devices in DIR "
+        "(default: a temporary directory, removed at exit)",
+    )
+
+
+class UsageError(ValueError):
+    """Options that do not go together; the message is one line."""
+
+
+def options(args: argparse.Namespace) -> Options:
+    """The run's options; UsageError for options that do not go together."""
+    simulated_only = [
+        flag
+        for flag, given in (
+            ("--simulate", args.simulate),
+            ("--game", args.game != "baccarat"),
+            ("--seed", args.seed is not None),
+            ("--workdir", args.workdir is not None),
+            ("--pace-ms", args.pace_ms != DEFAULT_PACE_MS),
+            ("--rounds", args.rounds is not None),
+        )
+        if given
+    ]
+    if args.config is not None and simulated_only:
+        raise UsageError(f"{simulated_only[0]} is for a simulated table, not with --config")
+    if args.pace_ms < 0:
+        raise UsageError(f"--pace-ms must be 0 or more, not {args.pace_ms}")
+    return Options(args.config, args.game, args.rounds, args.pace_ms, args.seed, args.workdir)

@@ -1,0 +1,235 @@
+"""The table's one thread: it takes device events (from the drivers) and console
+commands (from the API's ``submit``) from one queue, in order, and hands each to the
+table. STATUS= follows the table's state and the devices' health (never a card);
+WATCHDOG=1 is sent from this loop, and only after its health check. A simulated
+table's console (controller/daemon/console.py) takes its turn here too."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Mapping, MutableMapping
+from typing import Final, Protocol, runtime_checkable
+
+import structlog
+
+from controller.api import ApiServer, Ticket
+from controller.config import TableSettings
+from controller.daemon.arguments import Options
+from controller.daemon.console import Console
+from controller.daemon.inbox import Inbox, Stop
+from controller.daemon.wiring import PublishingJournal
+from controller.errors import EXIT_OK
+from controller.sdnotify import Notifier
+from controller.table.events import Command
+from controller.view import LiveView
+from drivers import messages as m
+from drivers.device import DeviceDriver
+
+WAKE: Final = 0.2  # the loop looks at its clocks at least this often
+STALLED_AFTER: Final = 10.0  # the queue not emptied for this long: no watchdog ping
+# What each device event says of its device's health, for STATUS= and the live view.
+HEALTH: Final[Mapping[type[m.Event], str]] = {
+    m.DeviceConnected: "connected",
+    m.DeviceLost: "lost",
+    m.DeviceUnavailable: "unavailable",
+    m.DeviceRefused: "refused",
+    m.DeviceFault: "fault",
+}
+
+log = structlog.get_logger("controller.daemon")
+
+
+@runtime_checkable
+class Dealing(Protocol):
+    """What the loop shows of any game's table besides its state: the shoe and the
+    round in play (never a card)."""
+
+    state: str
+    shoe_number: int
+
+    @property
+    def round(self) -> int: ...
+
+    def handle(self, item: m.Event | Command) -> None: ...
+
+
+class StatusLine:
+    """systemd's STATUS= and the live view's state line, sent when the text changes."""
+
+    def __init__(self, notifier: Notifier) -> None:
+        self._notifier = notifier
+        self._text = ""
+        self.view: LiveView | None = None  # once the view exists
+
+    def show(self, text: str) -> None:
+        if text != self._text:
+            self._text = text
+            self._notifier.status(text)
+            if self.view is not None:
+                self.view.state(text)
+
+
+class TableLoop:
+    """The table's thread, from the devices' first events until a signal or the rounds
+    asked for; ``health`` is each device's, as the live view shows it."""
+
+    def __init__(
+        self,
+        *,
+        settings: TableSettings,
+        options: Options,
+        notifier: Notifier,
+        status: StatusLine,
+        inbox: Inbox,
+        api: ApiServer,
+        journal: PublishingJournal,
+        drivers: Mapping[str, DeviceDriver],
+        table: Dealing,
+        health: MutableMapping[str, str],
+        view: LiveView,
+        console: Console | None,
+    ) -> None:
+        self.settings = settings
+        self.options = options
+        self.notifier = notifier
+        self.status = status
+        self.inbox = inbox
+        self.api = api
+        self.journal = journal
+        self.drivers = drivers
+        self.table = table
+        self.health = health
+        self.view = view
+        self.console = console
+        self.ready = False
+        self.next_step = 0.0
+        self.unhealthy = False
+
+    def run(self) -> int:
+        watchdog = self.notifier.watchdog_interval()
+        next_ping = time.monotonic()
+        while True:
+            item = self.inbox.get(self._timeout(next_ping if watchdog else None))
+            while item is not None:
+                if isinstance(item, Stop):
+                    return self._stop(f"signal {signal.Signals(item.signum).name}")
+                self._handle(item)
+                if self._done():
+                    return self._stop("rounds played")
+                item = self.inbox.get(0)
+            self._play()
+            if self._done():
+                return self._stop("rounds played")
+            self.status.show(self._state())
+            self.api.set_status(self._snapshot())
+            self.view.refresh()
+            due = watchdog is not None and time.monotonic() >= next_ping
+            if due and self._healthy():
+                assert watchdog is not None
+                self.notifier.watchdog()
+                next_ping = time.monotonic() + watchdog
+
+    def _timeout(self, next_ping: float | None) -> float:
+        now = time.monotonic()
+        wait = WAKE
+        if next_ping is not None:
+            wait = min(wait, max(0.0, next_ping - now))
+        if self.console is not None and self.ready:
+            if self.console.polling:
+                wait = min(wait, self.console.poll_interval)
+            if self.options.pace_ms:
+                wait = min(wait, max(0.0, self.next_step - now))
+            # At pace 0 the console has just done all it could (``_play``): the next
+            # thing it needs is an event, so the loop sleeps on the queue, not spins.
+        return wait
+
+    def _handle(self, item: m.Event | tuple[Command, Ticket]) -> None:
+        if isinstance(item, tuple):
+            command, ticket = item
+            log.info("command", command=command.name, socket=ticket.socket, uid=ticket.peer.uid)
+            with self.api.handling(ticket):
+                self.table.handle(command)
+            return
+        self.table.handle(item)
+        if self.console is not None:
+            self.console.saw(item)
+        health = HEALTH.get(type(item))
+        if health is not None:
+            self.health[item.device] = health
+        if not self.ready and all(h == "connected" for h in self.health.values()):
+            # Every device's connection is journaled, and the journal is open.
+            self.ready = True
+            self.notifier.ready()
+            log.info("daemon_ready")
+            if self.console is not None:
+                self.console.start()
+
+    def _play(self) -> None:
+        """The simulated console's turn: one action per pace interval."""
+        console = self.console
+        if console is None or not self.ready:
+            return
+        pace = self.options.pace_ms / 1000
+        while time.monotonic() >= self.next_step:
+            acted = console.step()
+            if pace:
+                self.next_step = time.monotonic() + pace
+            if not acted or self._done():
+                return
+
+    def _done(self) -> bool:
+        rounds = self.options.rounds
+        return rounds is not None and self.journal.counts["round_end"] >= rounds
+
+    def _healthy(self) -> bool:
+        """The watchdog's check: the queue is being drained and the journal can be
+        written. A device that is down is not unhealthy: the table is halted for it."""
+        stalled = time.monotonic() - self.inbox.emptied_at > STALLED_AFTER
+        healthy = not stalled and self.journal.writable()
+        if healthy == self.unhealthy:
+            self.unhealthy = not healthy
+            (log.error if self.unhealthy else log.info)(
+                "health_check", stalled=stalled, journal_writable=self.journal.writable()
+            )
+        return healthy
+
+    def _state(self) -> str:
+        table = self.table
+        if not self.ready:
+            return self.connecting()
+        devices = ", ".join(f"{name} {health}" for name, health in self.health.items())
+        return (
+            f"{table.state}, shoe {table.shoe_number} round {table.round}, "
+            f"{self.journal.counts['round_end']} rounds played; {devices}"
+        )
+
+    def _snapshot(self) -> dict[str, object]:
+        """What ``tablectl status`` shows (the API's ``status`` reply): never a card."""
+        table = self.table
+        return {
+            "id": self.settings.id,
+            "game": self.settings.game,
+            "ready": self.ready,
+            "state": str(table.state),
+            "shoe": table.shoe_number,
+            "round": table.round,
+            "rounds_played": self.journal.counts["round_end"],
+            "devices": dict(self.health),
+        }
+
+    def connecting(self) -> str:
+        waiting = [name for name, health in self.health.items() if health != "connected"]
+        return f"connecting: {', '.join(waiting)}"
+
+    def _stop(self, reason: str) -> int:
+        log.info("daemon_stopping", reason=reason, rounds=self.journal.counts["round_end"])
+        self.notifier.stopping()
+        self.status.show(f"stopping ({reason})")
+        if self.console is not None:
+            self.console.finish()
+        for driver in self.drivers.values():
+            driver.stop()
+        self.journal.file.close()
+        self.api.close()
+        return EXIT_OK

@@ -1,0 +1,212 @@
+"""``tablectl run``: one table, its devices, its journal and its console API.
+
+Start-up, in this order, each failure one line and a non-zero exit before anything
+later is opened: the systemd notifier (``NotifyEnvError``, exit 1); the configuration,
+validated whole (``ConfigError``, exit 2); the journal (``JournalError``, exit 1: a
+damaged journal is never replaced by a fresh one); the API sockets (``ApiError``,
+exit 1); for a simulated table its simulated devices; the drivers. ``READY=1`` goes to
+systemd once the table has journaled every device's connection.
+
+Then the main thread is the table's one thread (controller/daemon/loop.py). Every
+journal entry is published to the API right after it is durable. SIGTERM or SIGINT:
+STOPPING=1, the drivers stopped, the journal closed, the API closed, exit 0. Devices
+reconnect by themselves (the drivers); a device's loss or fault reaches the table as
+an event and stops play for a floorperson.
+
+``tablectl run --simulate`` (or ``run`` without ``--config``) runs the same daemon on
+the simulated hardware and console it is handed (controller/daemon/console.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Iterator, Sequence
+from typing import TextIO
+
+import structlog
+
+from controller.api import ApiServer
+from controller.config import Config, ConfigError, load_config
+from controller.daemon import wiring
+from controller.daemon.arguments import Options
+from controller.daemon.console import SimulatedHardware
+from controller.daemon.inbox import Inbox
+from controller.daemon.loop import Dealing, StatusLine, TableLoop
+from controller.errors import EXIT_FAILURE, EXIT_USAGE, EXPECTED, fail
+from controller.journal import JournalError, Row, SqliteJournal
+from controller.recovery import RecoveryError, driver_positions
+from controller.sdnotify import Notifier, NotifyEnvError
+from controller.view import LiveView
+from drivers.device import DeviceDriver
+
+log = structlog.get_logger("controller.daemon")
+
+
+def run(options: Options, out: TextIO, hardware: SimulatedHardware | None = None) -> int:
+    """Run the table until a signal or ``options.rounds``; the process's exit status.
+    ``hardware``: the simulated table's devices and console; without it, the devices
+    of the configuration file ``options.config``."""
+    try:
+        notifier = Notifier.from_env()
+    except NotifyEnvError as exc:
+        return fail(str(exc), EXIT_FAILURE)
+    inbox = Inbox()
+    previous = {
+        signum: signal.signal(signum, lambda n, _f: inbox.stop(n))
+        for signum in (signal.SIGTERM, signal.SIGINT)
+    }
+    try:
+        with contextlib.ExitStack() as cleanup:
+            if hardware is not None:
+                cleanup.enter_context(_terminal_foreground())
+            try:
+                config = _configure(options, hardware, cleanup)
+            except ConfigError as exc:
+                return fail(str(exc), EXIT_USAGE)
+            failures: tuple[type[Exception], ...] = (
+                *EXPECTED,
+                JournalError,
+                RecoveryError,
+                OSError,
+            )
+            if hardware is not None:
+                failures += hardware.errors
+            try:
+                return _start(config, options, notifier, inbox, out, hardware, cleanup)
+            except ConfigError as exc:  # the key files, read again when the devices start
+                return fail(str(exc), EXIT_USAGE)
+            except failures as exc:
+                return fail(str(exc), EXIT_FAILURE)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _configure(
+    options: Options, hardware: SimulatedHardware | None, cleanup: contextlib.ExitStack
+) -> Config:
+    """The validated configuration; nothing is opened yet."""
+    if hardware is not None:
+        return hardware.configure(cleanup)
+    assert options.config is not None  # the command line hands a simulated table otherwise
+    return load_config(options.config)
+
+
+def _start(
+    config: Config,
+    options: Options,
+    notifier: Notifier,
+    inbox: Inbox,
+    out: TextIO,
+    hardware: SimulatedHardware | None,
+    cleanup: contextlib.ExitStack,
+) -> int:
+    """Open the journal, the API and the devices, in that order, build the table, and
+    run the table's thread; the exit status."""
+    status = StatusLine(notifier)
+    journal, api = _open(config, inbox, hardware, status, cleanup)
+    if hardware is not None:
+        hardware.start(cleanup)
+    # What the journal already holds: the table is rebuilt from it and each driver
+    # picks up after the last event journaled for its device (controller/recovery).
+    rows = list(journal.file.rows())
+    drivers = _drivers(config, inbox, hardware, rows)
+    health = dict.fromkeys(drivers, "connecting")
+    table = wiring.table(config, drivers, rows, journal)
+    assert isinstance(table, Dealing)  # every game's table numbers its shoes and rounds
+    console = None if hardware is None else hardware.console(table, journal, drivers)
+    title = f"tablectl · {config.table.game} table {config.table.id}"
+    view = LiveView(out, title, health)
+    journal.watchers.append(view.observe)
+    log.info("daemon_starting", table=config.table.id, game=config.table.game)
+    for driver in drivers.values():
+        driver.start()
+        cleanup.callback(driver.stop)
+    view.start()
+    cleanup.callback(view.finish)
+    status.view = view
+    loop = TableLoop(
+        settings=config.table,
+        options=options,
+        notifier=notifier,
+        status=status,
+        inbox=inbox,
+        api=api,
+        journal=journal,
+        drivers=drivers,
+        table=table,
+        health=health,
+        view=view,
+        console=console,
+    )
+    status.show(loop.connecting())
+    return loop.run()
+
+
+def _open(
+    config: Config,
+    inbox: Inbox,
+    hardware: SimulatedHardware | None,
+    status: StatusLine,
+    cleanup: contextlib.ExitStack,
+) -> tuple[wiring.PublishingJournal, ApiServer]:
+    """The journal, then the API's sockets serving it; both closed by ``cleanup``."""
+    if hardware is not None:
+        hardware.prepare()
+    status.show("opening the journal")
+    journal_file = SqliteJournal(config.journal.path)
+    cleanup.callback(journal_file.close)
+    # A simulated table's sockets are its user's alone.
+    dealer, floor, events = wiring.access(config, private=hardware is not None)
+    api = ApiServer(config.api.runtime_dir, inbox.submit, dealer=dealer, floor=floor, events=events)
+    api.start()
+    cleanup.callback(api.close)
+    return wiring.PublishingJournal(journal_file, api), api
+
+
+def _drivers(
+    config: Config, inbox: Inbox, hardware: SimulatedHardware | None, rows: Sequence[Row]
+) -> dict[str, DeviceDriver]:
+    if hardware is None:
+        return wiring.drivers(config, inbox, driver_positions(rows))
+    # Simulated devices are started afresh, their event ids from 1: only real devices,
+    # which keep their unacknowledged events, are picked up where they were.
+    return wiring.drivers(config, inbox, {}, hardware.usb_backend())
+
+
+@contextlib.contextmanager
+def _terminal_foreground() -> Iterator[None]:
+    """Take the terminal's Ctrl-C for this process alone, as a shell gives it to the job
+    it runs: under ``make run`` make would otherwise get the same SIGINT and exit
+    "Interrupted" over the simulated table's clean stop. Nothing to do without a
+    terminal, or when this process leads the foreground group already."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        yield
+        return
+    try:
+        before = os.tcgetpgrp(fd)
+        if before != os.getpgrp() or os.getpgrp() == os.getpid():
+            yield
+            return
+        os.setpgid(0, 0)
+        _set_foreground(fd, os.getpgrp())
+        try:
+            yield
+        finally:
+            _set_foreground(fd, before)
+    finally:
+        os.close(fd)
+
+
+def _set_foreground(fd: int, group: int) -> None:
+    # A process outside the foreground group that sets it gets SIGTTOU: ignored here.
+    previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    try:
+        with contextlib.suppress(OSError):  # the group is gone: the shell takes over
+            os.tcsetpgrp(fd, group)
+    finally:
+        signal.signal(signal.SIGTTOU, previous)

@@ -1,0 +1,142 @@
+"""What the daemon's start-up puts together: the journal the table writes to, who may
+use the API's sockets, the drivers of the configured devices, and the table of the game
+in force (from the game registry), rebuilt from its journal after a restart, with the
+key that seals its hole cards."""
+
+from __future__ import annotations
+
+import functools
+import os
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import structlog
+
+from controller.api import Access, ApiServer
+from controller.config import Config, SerialDevice, SocketAccess
+from controller.devices_adapter import TableDevices
+from controller.games import game
+from controller.journal import JournalError, Row, SqliteJournal
+from controller.observed_journal import ObservedJournal
+from controller.recovery import resume
+from controller.table.core import Table
+from controller.table.events import Journal
+from controller.table.seal import KEY_BYTES, Sealer
+from drivers import messages as m
+from drivers.device import DRIVERS, DeviceDriver, EventSink, ReaderDriver, ShoeDriver
+from drivers.transport import SerialTransport, Transport
+from drivers.usb import usb_transport_factory
+
+log = structlog.get_logger("controller.daemon")
+
+
+class PublishingJournal(ObservedJournal):
+    """What the table writes to: each entry durable in the SQLite journal first, then
+    streamed to the API's subscribers with its sequence number, then shown to the
+    watchers (the simulated console, the live view)."""
+
+    def __init__(self, journal: SqliteJournal, api: ApiServer) -> None:
+        super().__init__()
+        self.file = journal
+        self._api = api
+
+    def _write(self, entry: Mapping[str, object]) -> None:
+        self.file.record(entry)
+        self._api.publish(self.file.last_seq, entry)
+
+    def writable(self) -> bool:
+        return os.access(self.file.path, os.W_OK)
+
+
+def sealing_key(journal_path: str) -> bytes:
+    """The key that seals the hole card in the journal (controller/table/seal.py), kept
+    beside the journal and readable by the daemon alone: with it a restarted daemon
+    checks the hole card a floorperson enters against the sealed record. Created on
+    first use."""
+    path = Path(journal_path).with_suffix(".sealkey")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        try:
+            key = bytes.fromhex(path.read_text(encoding="ascii").strip())
+        except (ValueError, UnicodeDecodeError):
+            key = b""
+        if len(key) < KEY_BYTES:
+            raise JournalError(f"{path}: not a sealing key") from None
+        return key
+    key = secrets.token_bytes(KEY_BYTES)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(key.hex() + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+    return key
+
+
+def access(config: Config, private: bool) -> tuple[Access, Access, Access]:
+    """Who may use the dealer's, the floorperson's and the events socket: as the
+    configuration says, or (``private``) the daemon's own user alone."""
+    if private:
+        mine = Access(uids=(os.getuid(),))
+        return mine, mine, mine
+
+    def of(socket: SocketAccess) -> Access:
+        return Access(uids=socket.users, gids=socket.groups, group=socket.group)
+
+    api = config.api
+    return of(api.dealer), of(api.floor), of(api.events)
+
+
+def drivers(
+    config: Config,
+    events: EventSink,
+    positions: Mapping[str, tuple[str, int]],
+    usb_backend: object | None = None,
+) -> dict[str, DeviceDriver]:
+    """A driver for each configured device, not started, each sending its events to
+    ``events`` and picking up after its device's position in ``positions``; the reader
+    through pyusb, on ``usb_backend`` when one is given."""
+    keys = config.load_keys()
+    devices = config.devices
+    made: dict[str, DeviceDriver] = {}
+    for name, device in devices.named().items():
+        factory: Callable[[], Transport]
+        if isinstance(device, SerialDevice):
+            factory = functools.partial(SerialTransport, device.path)
+        else:
+            factory = usb_transport_factory(str(device.usb), backend=usb_backend)
+        made[name] = DRIVERS[m.DeviceKind[name.upper()]](
+            name,
+            factory,
+            keys[name],
+            events,
+            device.approved_firmware,
+            config=devices.driver_config(),
+            resume=positions.get(name),
+        )
+    return made
+
+
+def table(
+    config: Config, drivers: Mapping[str, DeviceDriver], rows: Sequence[Row], journal: Journal
+) -> Table:
+    """The table of the game in force, writing to ``journal``, rebuilt from the
+    journal's ``rows`` when it has any: then it comes back stopped for a floorperson if
+    a round was in play (controller/recovery)."""
+    in_force = game(config.table.game)
+    shoe = drivers["shoe"]
+    assert isinstance(shoe, ShoeDriver)  # DRIVERS picks it by kind
+    reader = drivers["reader"] if in_force.reader else None
+    assert reader is None or isinstance(reader, ReaderDriver)
+    devices = TableDevices(drivers, shoe, reader)
+    # A game that seals no card has no key to keep: no key file beside its journal.
+    sealer = Sealer(sealing_key(config.journal.path)) if in_force.seals_cards else Sealer()
+    day = config.table.gaming_day
+    make = functools.partial(in_force.table, config.rules)
+    if not rows:
+        return make(journal, devices, gaming_day=day, sealer=sealer)
+    rebuilt, interrupted = resume(
+        rows, make, journal=journal, devices=devices, sealer=sealer, gaming_day=day
+    )
+    log.info("daemon_resumed", rows=len(rows), interrupted=interrupted is not None)
+    return rebuilt
