@@ -72,9 +72,10 @@ class Halt:
 
 
 class Halting(ABC):
-    """Stopping play for a floorperson and clearing it, for every game's table."""
+    """The ``halted`` state of every table (a base of ``controller.table.core.Table``):
+    play stopped for a floorperson, and the clear that lets it go on."""
 
-    # The table's, read here.
+    # Kept by the table and read here.
     state: str  # set by the machine
     _shoe: str  # the dealing shoe's device name
     _held: deque[m.Event]  # events held while play is stopped
@@ -116,7 +117,7 @@ class Halting(ABC):
         self._held.extend(held)
         self._stop(halt)
 
-    # ------------------------------------------------------------------ the table's
+    # ------------------------------------------------------------------ the table's record, display
 
     @abstractmethod
     def _record(self, entry: Mapping[str, object]) -> None: ...
