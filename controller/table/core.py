@@ -229,6 +229,7 @@ class Table(Halting):
         return None  # Baccarat's lid and door change nothing in its procedure
 
     def _entered_problem(self, halt: Halt, token: str) -> Refusal | None:
+        """A table that seals no card has none a floorperson could enter."""
         return Refusal("551.8(e)", "this table seals no card a floorperson could enter")
 
     def _pending(self) -> bool:

@@ -149,6 +149,8 @@ SECTIONS: Mapping[str, Sections] = {
 
 
 class Prompt(Protocol):
+    """Shows ``text`` on the shoe's display and records it, citing ``section``."""
+
     def __call__(self, text: str, section: str | None = None) -> None: ...
 
 
