@@ -527,7 +527,7 @@ def test_a_bug_stops_the_table_instead_of_the_thread(monkeypatch: pytest.MonkeyP
 
     d = Dealer()
     d.open()
-    monkeypatch.setattr("controller.table.baccarat.announcements", broken)
+    monkeypatch.setattr("controller.table.baccarat.round.announcements", broken)
     d.play(["3S"])
     (error,) = d.io.of_type("internal_error")
     assert "broken announcements" in str(error["detail"])

@@ -2,8 +2,9 @@
 device health, stopping for a floorperson, refusals, the shoe's display.
 
 A game subclasses ``Table`` with its states and transitions; ``Table`` adds the
-``halted`` state and its ``halt`` / ``floor_clear`` transitions, builds the one
-``transitions.Machine`` of the table, and owns the order of work for each input:
+``halted`` state and its ``halt`` / ``floor_clear`` transitions
+(``controller.table.halts``), builds the one ``transitions.Machine`` of the table
+(``controller.table.machine``), and owns the order of work for each input:
 
 1. the input is written to the journal (a device event before it is committed to
    its device, so the device keeps it until it is durably recorded);
@@ -16,9 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import logging
 import re
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,7 +27,6 @@ from typing import Any, ClassVar, TypeVar
 import structlog
 from transitions import Machine, MachineError
 
-from controller.rules.cards import CardError, card
 from controller.table.events import (
     Command,
     Devices,
@@ -38,27 +37,34 @@ from controller.table.events import (
     NoMoreBets,
     Wager,
 )
+from controller.table.halts import (
+    HALTED,
+    HEALTH_EVENTS,
+    INTERRUPTED,
+    REPAIRS,
+    STOP_PROMPT,
+    Halt,
+    Halting,
+)
+from controller.table.machine import bound_method, build_machine
 from drivers import messages as m
+
+__all__ = [
+    "HALTED",
+    "INTERRUPTED",
+    "PROCEDURE_EVENTS",
+    "REPAIRS",
+    "STOP_PROMPT",
+    "Halt",
+    "Handler",
+    "Refusal",
+    "Table",
+    "event_name",
+]
 
 log = structlog.get_logger("controller.table")
 
-
-class _QuietOverride(logging.Filter):
-    """transitions warns for every helper (``is_*``, ``may_*``) that ``model_override``
-    leaves unbound on purpose; that is the policy working, not a problem."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "due to model override policy" not in record.getMessage()
-
-
-logging.getLogger("transitions.core").addFilter(_QuietOverride())
-
 _Item = TypeVar("_Item", m.Event, Command)
-
-HALTED = "halted"
-INTERRUPTED = "interrupted_round"  # a restart found a round in play (controller.recovery)
-STOP_PROMPT = "STOP: CALL THE FLOOR"
-REPAIRS = ("repaired", "replaced")
 
 # Events that carry the procedure forward: held while play is stopped, then run in order.
 PROCEDURE_EVENTS: tuple[type[m.Event], ...] = (
@@ -75,45 +81,16 @@ PROCEDURE_EVENTS: tuple[type[m.Event], ...] = (
 
 
 @dataclass(frozen=True, slots=True)
-class Halt:
-    """Why play stopped. ``ends_shoe``: the cards in play cannot be trusted, so clearing
-    voids the round and ends the shoe. ``needs_card``: the floorperson must enter the
-    card the shoe could not read. ``needs_repair``: the floorperson must record the
-    device's repair or replacement (551.16(m)). ``seal``: an interrupted round's hole
-    card, sealed and not known after a restart; the floorperson may enter it, checked
-    against the seal (551.8(e)), or clear without it to void the round."""
-
-    cause: str
-    device: str | None
-    detail: str
-    section: str | None = None
-    ends_shoe: bool = False
-    needs_card: bool = False
-    needs_repair: bool = False
-    seal: str | None = None
-
-    def entry(self) -> dict[str, object]:
-        entry: dict[str, object] = {
-            "cause": self.cause,
-            "device": self.device,
-            "detail": self.detail,
-            "section": self.section,
-            "ends_shoe": self.ends_shoe,
-        }
-        if self.needs_repair:
-            entry["needs_repair"] = True
-        if self.seal is not None:
-            entry["seal"] = self.seal
-        return entry
-
-
-@dataclass(frozen=True, slots=True)
 class Refusal:
     """Why an input is refused. ``section`` is None where the rule is the controller's
     own fail-safe (a stopped table) rather than a regulation."""
 
     section: str | None
     reason: str
+
+
+# Takes one input: returns why it is refused, or None once it is done.
+Handler = Callable[[Any], Refusal | None]
 
 
 def event_name(event: m.Event) -> str:
@@ -125,13 +102,23 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-class Table(ABC):
+def _event_fields(event: m.Event) -> dict[str, object]:
+    """How a device event is named in a record."""
+    fields: dict[str, object] = {"device": event.device, "event": event_name(event)}
+    if event.event_id is not None:
+        fields["event_id"] = event.event_id
+    return fields
+
+
+class Table(Halting):
     """One table's state machine, owned by the single thread that calls ``handle``."""
 
-    state: str  # set by the machine
     # Events that carry the procedure forward, held while play is stopped; a game with
     # more devices adds theirs.
     procedure_events: ClassVar[tuple[type[m.Event], ...]] = PROCEDURE_EVENTS
+    # The console commands the game takes, each to the trigger it fires or to the
+    # ``Handler`` that takes it, named as the machine's callbacks are.
+    COMMANDS: ClassVar[Mapping[type[Command], str]] = {}
 
     def __init__(
         self,
@@ -144,37 +131,30 @@ class Table(ABC):
         initial: str,
         shoe_over: str,
         shoe: str = "shoe",
+        parts: Mapping[str, object] | None = None,
     ) -> None:
+        """``parts``: the game's components, by the names its transitions call them."""
+        super().__init__(initial)
         self.game = game
         self._journal = journal
         self._devices = devices
         self._shoe = shoe
-        self._halts: list[Halt] = []
-        self._resume = initial
-        self._held: deque[m.Event] = deque()
-        self._missing: set[str] = set()  # devices lost or refused and not back yet
-        self._last_prompt: str | None = None
-        self._prompt_before_halt: str | None = None
-        self._machine = Machine(
-            model=self,
+        self._held = deque()
+        self._last_prompt = None
+        self._parts: Mapping[str, object] = parts or {}
+        self._machine = build_machine(
+            self,
+            self._parts,
             states=[*states, HALTED],
-            initial=initial,
             transitions=[*transitions, *self._halt_transitions(states, shoe_over)],
-            auto_transitions=False,
-            model_override=True,
+            initial=initial,
             name=game,
         )
+        self._commands = self._handlers(self.COMMANDS)
 
     # ------------------------------------------------------------------ triggers
     # Bound by the machine (model_override): typed entry points, never run as written.
-
-    def halt(self, halt: Halt) -> bool:
-        raise RuntimeError("bound by the state machine")
-
-    def floor_clear(self, command: FloorClear) -> bool:
-        raise RuntimeError("bound by the state machine")
-
-    # Every game's machine has these too.
+    # Every game's machine has these.
 
     def shuffled(self, item: m.ShuffleCompleted | ManualShuffle) -> bool:
         raise RuntimeError("bound by the state machine")
@@ -191,29 +171,15 @@ class Table(ABC):
     # ------------------------------------------------------------------ public
 
     @property
+    def machine(self) -> Machine:
+        """The table's one state machine, to read (the diagrams); inputs go to ``handle``."""
+        return self._machine
+
+    @property
     def need(self) -> Need:
         if self.state == HALTED:
             return Need.FLOOR
         return self._need()
-
-    @property
-    def can_clear(self) -> bool:
-        """Whether a floorperson's clear without a card (with the repair recorded, where
-        one is needed) would be accepted now."""
-        repair = REPAIRS[0] if self.repair_needed else None
-        return self.state == HALTED and self._clear_problem(FloorClear(repair=repair)) is None
-
-    @property
-    def repair_needed(self) -> bool:
-        """Whether play stays stopped until a device's repair or replacement is recorded."""
-        return any(h.needs_repair for h in self._halts)
-
-    def interrupt(self, halt: Halt, held: Iterable[m.Event] = ()) -> None:
-        """After a restart (``controller.recovery``): stop play for a floorperson over the
-        round the journal shows in play. ``held``: inputs journaled as the table stopped
-        but not acted on yet; they run once the floorperson clears."""
-        self._held.extend(held)
-        self._stop(halt)
 
     def handle(self, item: m.Event | Command) -> None:
         """Take one device event or console command, then whatever it released."""
@@ -238,18 +204,17 @@ class Table(ABC):
     def _on_procedure_event(self, event: m.Event) -> None:
         """A procedure event (cards, cover card, shuffles) while play is not stopped."""
 
-    @abstractmethod
     def _on_game_command(self, command: Command) -> None:
-        """A dealer's command while play is not stopped."""
+        """A dealer's command while play is not stopped: to its handler in ``COMMANDS``."""
+        handler = self._commands.get(type(command))
+        if handler is None:
+            self._refuse(command, Refusal(None, f"{command.name} is not a {self.game} command"))
+        else:
+            self._run(handler, command)
 
     @abstractmethod
     def _refusal(self, trigger: str, item: m.Event | Command) -> Refusal:
         """Why no transition of the current state takes ``trigger``."""
-
-    @abstractmethod
-    def _void_and_end_shoe(self, reason: str) -> None:
-        """A floorperson cleared a halt that ends the shoe (``Halt.ends_shoe``): the table
-        is in the ``shoe_over`` state already."""
 
     def _on_device_fault(self, event: m.DeviceFault) -> None:
         """A device reports a fault: play stops for a floorperson. A game may treat a
@@ -264,15 +229,8 @@ class Table(ABC):
         return None  # Baccarat's lid and door change nothing in its procedure
 
     def _entered_problem(self, halt: Halt, token: str) -> Refusal | None:
-        """Why ``token`` is not the sealed card ``halt`` waits for; a game that seals
-        cards checks the seal."""
+        """A table that seals no card has none a floorperson could enter."""
         return Refusal("551.8(e)", "this table seals no card a floorperson could enter")
-
-    def _clear_interrupted(self, command: FloorClear, halt: Halt) -> None:
-        """A floorperson cleared a round interrupted by a restart: play goes on from the
-        rebuilt state. A game with sealed cards completes the round with the card
-        entered, or voids it."""
-        return None
 
     def _pending(self) -> bool:
         """Run one piece of work the game deferred; False when there is none."""
@@ -305,6 +263,24 @@ class Table(ABC):
         if not done:
             self._refuse(item, self._refusal(trigger, item))
 
+    def _run(self, handler: Handler, item: m.Event | Command) -> None:
+        """Give ``item`` to ``handler``; refuse it for the reason the handler gives."""
+        refusal = handler(item)
+        if refusal is not None:
+            self._refuse(item, refusal)
+
+    def _handlers(self, names: Mapping[type[_Item], str]) -> dict[type[_Item], Handler]:
+        """Each input type's handler: a trigger of the machine is fired (and refused when
+        the procedure does not allow it); any other name is a ``Handler`` method."""
+        return {
+            kind: (
+                functools.partial(self._fire, name)
+                if name in self._machine.events
+                else bound_method(self, self._parts, name)
+            )
+            for kind, name in names.items()
+        }
+
     def _refuse(self, item: m.Event | Command, refusal: Refusal) -> None:
         what: dict[str, object]
         if isinstance(item, Command):
@@ -312,9 +288,7 @@ class Table(ABC):
             # refused or not (551.8(e)).
             what = {"command": item.name, **self._command_fields(item)}
         else:
-            what = {"device": item.device, "event": event_name(item)}
-            if item.event_id is not None:
-                what["event_id"] = item.event_id
+            what = _event_fields(item)
         self._record(
             {
                 "type": "refused",
@@ -324,12 +298,6 @@ class Table(ABC):
                 "reason": refusal.reason,
             }
         )
-
-    def _stop(self, halt: Halt) -> None:
-        self.halt(halt)
-
-    def _causes(self) -> str:
-        return "; ".join(f"{h.cause} ({h.detail})" for h in self._halts)
 
     # ------------------------------------------------------------------ routing
 
@@ -345,42 +313,17 @@ class Table(ABC):
             self._stop(Halt("internal_error", None, detail, ends_shoe=True))
 
     def _route(self, event: m.Event) -> None:
-        if isinstance(event, m.DeviceConnected):
-            self._missing.discard(event.device)
-        elif isinstance(event, m.DeviceLost | m.DeviceRefused):
-            self._missing.add(event.device)
-            cause = "device_lost" if isinstance(event, m.DeviceLost) else "device_refused"
-            self._stop(Halt(cause, event.device, event.reason))
+        if isinstance(event, HEALTH_EVENTS):
+            self._on_health(event)
         elif isinstance(event, m.DeviceFault):
             self._on_device_fault(event)
-        elif isinstance(event, m.LinkTamper):
-            detail = f"{event.failures} frames failed authentication"
-            self._stop(Halt("link_tamper", event.device, detail))
-        elif isinstance(event, m.EventGap | m.MalformedEvent):
-            # A shoe event lost or unreadable: a card may be unaccounted for.
-            detail = (
-                f"events {event.expected}..{event.got - 1} lost"
-                if isinstance(event, m.EventGap)
-                else event.reason
-            )
-            self._stop(
-                Halt(event_name(event), event.device, detail, None, event.device == self._shoe)
-            )
-        elif isinstance(event, self.procedure_events):
-            if self.state == HALTED:
-                self._held.append(event)
-                entry: dict[str, object] = {
-                    "type": "held",
-                    "device": event.device,
-                    "event": event_name(event),
-                }
-                if event.event_id is not None:
-                    entry["event_id"] = event.event_id
-                self._record(entry)
-            else:
-                self._on_procedure_event(event)
-        else:
+        elif not isinstance(event, self.procedure_events):
             self._on_other_event(event)
+        elif self.state == HALTED:
+            self._held.append(event)
+            self._record({"type": "held", **_event_fields(event)})
+        else:
+            self._on_procedure_event(event)
 
     def _on_command(self, command: Command) -> None:
         if isinstance(command, FloorClear):
@@ -398,97 +341,6 @@ class Table(ABC):
         else:
             self._on_game_command(command)
 
-    def _clear_problem(self, command: FloorClear) -> str | Refusal | None:
-        if self._missing:
-            lost = ", ".join(sorted(self._missing))
-            return f"{lost} not connected: play stays stopped until it is back"
-        needs_card = any(h.needs_card for h in self._halts)
-        if needs_card and command.card is None:
-            return "enter the card the shoe could not read"
-        sealed = next((h for h in self._halts if h.seal is not None), None)
-        if command.card is not None:
-            if not needs_card and sealed is None:
-                return "no unreadable card is waiting to be entered"
-            try:
-                token = card(command.card)
-            except CardError as exc:
-                return str(exc)
-            if not needs_card and sealed is not None:
-                refusal = self._entered_problem(sealed, token)
-                if refusal is not None:
-                    return refusal
-        repair = next((h for h in self._halts if h.needs_repair), None)
-        if repair is not None and command.repair not in REPAIRS:
-            return (
-                f"record the {repair.device}'s repair or replacement "
-                f"(repair: {' or '.join(REPAIRS)}) before play goes on ({repair.section})"
-            )
-        if repair is None and command.repair is not None:
-            return "no device is waiting for a repair or replacement"
-        return None
-
-    # ------------------------------------------------------------------ halted
-
-    def _halt_transitions(self, states: Sequence[str], shoe_over: str) -> list[dict[str, Any]]:
-        resume = [
-            {
-                "trigger": "floor_clear",
-                "source": HALTED,
-                "dest": state,
-                "conditions": [functools.partial(self._resumes_to, state)],
-                "after": "_cleared",
-            }
-            for state in states
-        ]
-        return [
-            {"trigger": "halt", "source": HALTED, "dest": None, "before": "_add_halt"},
-            {"trigger": "halt", "source": list(states), "dest": HALTED, "before": "_enter_halt"},
-            {
-                "trigger": "floor_clear",
-                "source": HALTED,
-                "dest": shoe_over,
-                "conditions": "_clear_ends_shoe",
-                "after": "_cleared_ending_shoe",
-            },
-            *resume,
-        ]
-
-    def _enter_halt(self, halt: Halt) -> None:
-        self._resume = self.state
-        self._prompt_before_halt = self._last_prompt
-        self._add_halt(halt)
-        self._prompt(STOP_PROMPT)
-
-    def _add_halt(self, halt: Halt) -> None:
-        self._halts.append(halt)
-        self._record({"type": "halt", **halt.entry()})
-
-    def _resumes_to(self, state: str, command: FloorClear) -> bool:
-        return self._resume == state
-
-    def _clear_ends_shoe(self, command: FloorClear) -> bool:
-        return any(h.ends_shoe for h in self._halts)
-
-    def _cleared(self, command: FloorClear) -> None:
-        self._record({"type": "floor_clear", "causes": [h.cause for h in self._halts]})
-        if command.card is not None and any(h.needs_card for h in self._halts):
-            # The floorperson's reading takes the unreadable card's place, ahead of
-            # anything held after it.
-            token = card(command.card)
-            self._held.appendleft(m.CardDrawn(self._shoe, None, token[0], token[1], False))
-        interrupted = next((h for h in self._halts if h.cause == INTERRUPTED), None)
-        self._halts.clear()
-        if self._prompt_before_halt is not None:
-            self._prompt(self._prompt_before_halt)  # what the dealer was doing
-        if interrupted is not None:
-            self._clear_interrupted(command, interrupted)
-
-    def _cleared_ending_shoe(self, command: FloorClear) -> None:
-        reason = self._causes()
-        self._record({"type": "floor_clear", "causes": [h.cause for h in self._halts]})
-        self._halts.clear()
-        self._void_and_end_shoe(reason)
-
     # ------------------------------------------------------------------ records
 
     def _command_fields(self, command: Command) -> dict[str, object]:
@@ -497,13 +349,7 @@ class Table(ABC):
         return command.fields()
 
     def _device_entry(self, event: m.Event) -> dict[str, object]:
-        entry: dict[str, object] = {
-            "type": "device",
-            "device": event.device,
-            "event": event_name(event),
-        }
-        if event.event_id is not None:
-            entry["event_id"] = event.event_id
+        entry: dict[str, object] = {"type": "device", **_event_fields(event)}
         if isinstance(event, m.CardDrawn):
             entry.update(self._card_fields(event))
         else:
