@@ -12,7 +12,7 @@ from transitions import Machine
 
 from controller.games import GAMES, Game
 from controller.table.core import Table
-from tools.diagrams import build, build_table, machine_of, mermaid, render
+from tools.diagrams import build, build_table, mermaid, render
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,7 +94,7 @@ def test_a_repeated_machine_is_named_not_drawn_again() -> None:
 
 
 def test_baccarat_draws_every_state_and_trigger() -> None:
-    machine = machine_of(build_table(GAMES["baccarat"]))
+    machine = build_table(GAMES["baccarat"]).machine
     diagram = mermaid(machine)
     edges = [line.strip().split(": ", 1) for line in diagram.splitlines()[2:]]
     drawn_states = {s for ends, _ in edges for s in ends.split(" --> ")}

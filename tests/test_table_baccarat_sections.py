@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.compliance import subsections
 from controller.table.baccarat.machine import SECTIONS, Curatorship, Sections
 from controller.table.events import Command, ManualShuffle, OfferAnswer, Relinquish
 from tests.test_table_baccarat import CH, Dealer
+from tools.compliance import subsections
 
 REGULATIONS = (
     Path(__file__).resolve().parent

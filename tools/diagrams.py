@@ -68,12 +68,6 @@ def build_table(game: Game) -> Table:
     )
 
 
-def machine_of(table: Table) -> Machine:
-    # core.Table keeps its one machine here; it exposes no public handle to it.
-    machine: Machine = table._machine
-    return machine
-
-
 # --------------------------------------------------------------------------- Mermaid
 
 
@@ -159,7 +153,7 @@ def render(games: Sequence[tuple[Game, Machine]]) -> str:
 
 def build(games: Iterable[Game] = GAMES.values()) -> str:
     """The page for these games, by default every registered one."""
-    return render([(game, machine_of(build_table(game))) for game in games])
+    return render([(game, build_table(game).machine) for game in games])
 
 
 def main(argv: list[str] | None = None) -> int:

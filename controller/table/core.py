@@ -117,8 +117,12 @@ class Table(Halting):
     # more devices adds theirs.
     procedure_events: ClassVar[tuple[type[m.Event], ...]] = PROCEDURE_EVENTS
     # The console commands the game takes, each to the trigger it fires or to the
-    # ``Handler`` that takes it, named as the machine's callbacks are.
+    # ``Handler`` that takes it, named as the machine's callbacks are; ``CHECKS`` may
+    # refuse a command (a ``Handler`` returning the refusal) before it goes on; the
+    # procedure events the game takes, each to its trigger or ``Handler``, likewise.
     COMMANDS: ClassVar[Mapping[type[Command], str]] = {}
+    CHECKS: ClassVar[Mapping[type[Command], str]] = {}
+    EVENTS: ClassVar[Mapping[type[m.Event], str]] = {}
 
     def __init__(
         self,
@@ -151,6 +155,8 @@ class Table(Halting):
             name=game,
         )
         self._commands = self._handlers(self.COMMANDS)
+        self._checks = {kind: bound_method(self, self._parts, n) for kind, n in self.CHECKS.items()}
+        self._events = self._handlers(self.EVENTS)
 
     # ------------------------------------------------------------------ triggers
     # Bound by the machine (model_override): typed entry points, never run as written.
@@ -200,15 +206,22 @@ class Table(Halting):
     def _need(self) -> Need:
         """What the table waits for while play is not stopped."""
 
-    @abstractmethod
     def _on_procedure_event(self, event: m.Event) -> None:
-        """A procedure event (cards, cover card, shuffles) while play is not stopped."""
+        """A procedure event (cards, cover card, shuffles) while play is not stopped: to
+        its handler in ``EVENTS``."""
+        self._run(self._events[type(event)], event)
 
     def _on_game_command(self, command: Command) -> None:
-        """A dealer's command while play is not stopped: to its handler in ``COMMANDS``."""
+        """A dealer's command while play is not stopped: refused by its check in
+        ``CHECKS``, or to its handler in ``COMMANDS``."""
         handler = self._commands.get(type(command))
         if handler is None:
             self._refuse(command, Refusal(None, f"{command.name} is not a {self.game} command"))
+            return
+        check = self._checks.get(type(command))
+        refusal = None if check is None else check(command)
+        if refusal is not None:
+            self._refuse(command, refusal)
         else:
             self._run(handler, command)
 

@@ -68,7 +68,7 @@ class BaccaratTable(Table):
         Recut: "offers.recut",
     }
     # Each procedure event to its trigger or handler, as ``COMMANDS``.
-    _EVENTS: ClassVar[Mapping[type[m.Event], str]] = {
+    EVENTS: ClassVar[Mapping[type[m.Event], str]] = {
         m.CardDrawn: "_on_card",
         m.CutCardSeen: "_on_cover_card",
         m.ShoeEmpty: "shoe_empty",
@@ -113,7 +113,6 @@ class BaccaratTable(Table):
                 "offers": self._offers,
             },
         )
-        self._events = self._handlers(self._EVENTS)
 
     # ------------------------------------------------------------------ triggers
     # Bound by the machine (model_override): typed entry points, never run as written.
@@ -177,7 +176,7 @@ class BaccaratTable(Table):
                 return
             if self.state == BURN_DUE:
                 self._offers.cut_unanswered()
-        self._run(self._events[type(event)], event)
+        super()._on_procedure_event(event)
 
     def _on_card(self, event: m.CardDrawn) -> None:
         self._checked("card", self._in_play.counted, event)

@@ -10,13 +10,12 @@
     (a void round: wagering or shuffle_due; any fault: halted, then back)
 
 A condition or callback ``"part.method"`` is the method ``method`` of the table's
-component ``_part`` (``controller.table.spanish21.table``); ``bind`` resolves it when
-the machine is built.
+component ``part`` (``controller.table.spanish21.table``), bound when the machine is
+built (``controller.table.machine``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 SHUFFLE_DUE = "shuffle_due"  # no shoe in play: shuffled cards are needed
@@ -329,23 +328,3 @@ TRANSITIONS: Final[tuple[dict[str, Any], ...]] = (
         "before": "dealer_errors.card_not_dealt",
     },
 )
-
-_CALLBACKS = ("conditions", "unless", "before", "after")
-
-
-def bind(
-    transitions: Iterable[Mapping[str, Any]], resolve: Callable[[str], object]
-) -> list[dict[str, Any]]:
-    """The transitions with each condition and callback name passed through ``resolve``,
-    which turns a component's ``"part.method"`` into that bound method."""
-    bound: list[dict[str, Any]] = []
-    for transition in transitions:
-        t = dict(transition)
-        for key in _CALLBACKS:
-            value = t.get(key)
-            if isinstance(value, str):
-                t[key] = resolve(value)
-            elif isinstance(value, list):
-                t[key] = [resolve(v) for v in value]
-        bound.append(t)
-    return bound

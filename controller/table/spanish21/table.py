@@ -4,10 +4,9 @@ console's commands to them, and the hooks of ``controller.table.core.Table``."""
 from __future__ import annotations
 
 import datetime
-import functools
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from controller.rules.spanish21 import Hand, Spanish21Rules
 from controller.table.core import Halt, Refusal, Table
@@ -47,7 +46,6 @@ from controller.table.spanish21.machine import (
     STATES,
     TRANSITIONS,
     WAGERING,
-    bind,
 )
 from controller.table.spanish21.missed_cards import MissedCards
 from controller.table.spanish21.rack import Rack
@@ -152,41 +150,27 @@ class Spanish21Table(Table):
         self._rack = Rack(self)
         self._dealer_errors = DealerErrors(self)
         self._missed_cards = MissedCards(self)
-        self._commands = {c: self._handler(n, self._checked_fire) for c, n in self.COMMANDS.items()}
-        self._checks = {c: self._resolve(n) for c, n in self.CHECKS.items()}
-        self._events = {e: self._handler(n, self._fire) for e, n in self.EVENTS.items()}
         super().__init__(
             GAME,
             journal,
             devices,
             states=STATES,
-            transitions=bind(self.TRANSITIONS, self._resolve),
+            transitions=self.TRANSITIONS,
             initial=SHUFFLE_DUE,
             shoe_over=SHUFFLE_DUE,
             shoe=shoe,
+            parts={
+                "in_play": self._in_play,
+                "hole_card": self._hole_card,
+                "reader": self._reader,
+                "wagers": self._wagers,
+                "round": self._round,
+                "round_end": self._round_end,
+                "rack": self._rack,
+                "dealer_errors": self._dealer_errors,
+                "missed_cards": self._missed_cards,
+            },
         )
-
-    def _resolve(self, name: str) -> Any:
-        """``"part.method"``: the method of the table's component ``_part``. Any other name
-        is left as it is: a trigger, or a method of the table itself."""
-        part, dot, method = name.partition(".")
-        return getattr(getattr(self, f"_{part}"), method) if dot else name
-
-    def _handler(self, name: str, fire: Callable[[str, Any], None]) -> Callable[[Any], None]:
-        """The component's method ``name``, or ``fire`` of the trigger ``name``."""
-        handler = self._resolve(name)
-        if isinstance(handler, str):
-            return functools.partial(fire, handler)
-        return cast(Callable[[Any], None], handler)
-
-    def _checked_fire(self, trigger: str, command: Command) -> None:
-        """Fire a command's trigger, unless the command's check refuses it first."""
-        check = self._checks.get(type(command))
-        problem = None if check is None else check(command)
-        if problem is not None:
-            self._refuse(command, problem)
-        else:
-            self._fire(trigger, command)
 
     # ------------------------------------------------------------------ triggers
     # Bound by the machine (model_override): typed entry points, never run as written.
@@ -307,16 +291,6 @@ class Spanish21Table(Table):
         if state == PLAYING:
             return self._round.need()
         return _NEEDS.get(state, Need.CARD)  # burn_due, dealing, dealer_turn: a card
-
-    def _on_procedure_event(self, event: m.Event) -> None:
-        self._events[type(event)](event)
-
-    def _on_game_command(self, command: Command) -> None:
-        handler = self._commands.get(type(command))
-        if handler is None:
-            self._refuse(command, Refusal(None, f"{command.name} is not a {GAME} command"))
-        else:
-            handler(command)
 
     def _on_device_fault(self, event: m.DeviceFault) -> None:
         if event.device == self._reader.name:
