@@ -23,7 +23,7 @@ import structlog
 
 from controller import cli
 from controller.api import Access, ApiServer, Peer, Ticket
-from controller.daemon import PublishingJournal
+from controller.daemon.wiring import PublishingJournal
 from controller.journal import SqliteJournal
 from controller.rules.baccarat import BaccaratRules
 from controller.table.baccarat import BaccaratTable

@@ -362,7 +362,7 @@ def test_killed_mid_round_it_comes_back_stopped_on_the_round_and_loses_nothing(
 def test_the_sealing_key_is_made_once_beside_the_journal_for_the_daemon_alone(
     tmp_path: Path,
 ) -> None:
-    from controller.daemon import sealing_key
+    from controller.daemon.wiring import sealing_key
     from controller.journal import JournalError
 
     journal = tmp_path / "journal.db"

@@ -18,7 +18,6 @@ from controller.recovery import RecoveryError, resume
 from controller.rules.baccarat import BaccaratRules
 from controller.rules.spanish21 import Spanish21Rules
 from controller.table.baccarat import BaccaratTable
-from controller.table.core import HALTED, INTERRUPTED
 from controller.table.events import (
     DealersCard,
     Decision,
@@ -31,6 +30,7 @@ from controller.table.events import (
     ReaderDevices,
     Wager,
 )
+from controller.table.halts import HALTED, INTERRUPTED
 from controller.table.seal import Sealer, opens
 from controller.table.spanish21 import Spanish21Table
 from drivers import messages as m

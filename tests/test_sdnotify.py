@@ -12,8 +12,8 @@ import pytest
 from pytest_mock import MockerFixture
 from structlog.testing import capture_logs
 
+from controller.daemon.sdnotify import Notifier, NotifyEnvError
 from controller.errors import TablectlError
-from controller.sdnotify import Notifier, NotifyEnvError
 
 
 def _bound_socket(address: str | bytes) -> socket.socket:

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from controller.bench.dealer import DealerConsole, cards_in
 from controller.bench.scenario import DRAWN_IN_ERROR, PLAYER_THIRD_CARD, Irregularity, Scenario
-from controller.observed_journal import ObservedJournal
+from controller.journal.observed import ObservedJournal
 from controller.rules.baccarat import BETS, next_to_draw
 from controller.table.baccarat import BaccaratTable
 from controller.table.events import DisclosedCard, Need, NoMoreBets, Wager

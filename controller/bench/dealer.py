@@ -19,7 +19,7 @@ from controller.bench.scenario import (
     Unplug,
     next_shoe,
 )
-from controller.observed_journal import ObservedJournal
+from controller.journal.observed import ObservedJournal
 from controller.rules.cards import CUT
 from controller.table.baccarat import BaccaratTable
 from controller.table.events import Command, FloorClear, ManualShuffle, Need

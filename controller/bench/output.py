@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TextIO
 
-from controller.observed_journal import ObservedJournal
+from controller.journal.observed import ObservedJournal
 
 
 class JsonlJournal(ObservedJournal):

@@ -19,11 +19,11 @@ from controller.bench.dealer import STALL_TIMEOUT, DealerConsole
 from controller.bench.output import JsonlJournal
 from controller.bench.scenario import SPANISH21, BenchError, Scenario
 from controller.bench.spanish21 import Spanish21Console
-from controller.devices_adapter import TableDevices
-from controller.observed_journal import ObservedJournal
+from controller.journal.observed import ObservedJournal
 from controller.rules.spanish21 import Spanish21Rules
 from controller.table.baccarat import BaccaratTable
 from controller.table.core import Table
+from controller.table.devices import TableDevices
 from controller.table.spanish21 import Spanish21Table
 from drivers import messages as m
 from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver

@@ -21,7 +21,7 @@ from controller.bench.runner import dealer_console, simulators
 from controller.bench.scenario import DEFAULT_CUT_AT, SPANISH21, BenchError, Scenario
 from controller.config import Config, Game, parse_config
 from controller.games import GAMES, Rules
-from controller.observed_journal import ObservedJournal
+from controller.journal.observed import ObservedJournal
 from controller.rules.spanish21 import Spanish21Rules
 from controller.table.core import Table
 from controller.table.spanish21 import CARDS_PER_DECK

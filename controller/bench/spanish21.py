@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from controller.bench.dealer import STALL_TIMEOUT, DealerConsole
 from controller.bench.scenario import READER_IRREGULARITIES, BenchError, Irregularity, Scenario
 from controller.bench.spanish21_dealer import Spanish21Dealer
-from controller.observed_journal import ObservedJournal
+from controller.journal.observed import ObservedJournal
 from controller.table.events import ManualShuffle
 from controller.table.spanish21 import Spanish21Table
 from drivers import messages as m

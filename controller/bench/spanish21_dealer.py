@@ -20,7 +20,7 @@ from controller.bench.scenario import (
     rack_order,
 )
 from controller.bench.spanish21_players import Spanish21Players, basic_strategy
-from controller.observed_journal import ObservedJournal
+from controller.journal.observed import ObservedJournal
 from controller.rules.cards import CUT
 from controller.rules.spanish21 import allowed_decisions, box_context, reader_allowed
 from controller.table.events import (

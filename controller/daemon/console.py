@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from controller.config import Config
-from controller.observed_journal import ObservedJournal
+from controller.journal.observed import ObservedJournal
 from controller.table.core import Table
 from drivers import messages as m
 from drivers.device import DeviceDriver

@@ -18,11 +18,11 @@ from controller.config import TableSettings
 from controller.daemon.arguments import Options
 from controller.daemon.console import Console
 from controller.daemon.inbox import Inbox, Stop
+from controller.daemon.sdnotify import Notifier
+from controller.daemon.view import LiveView
 from controller.daemon.wiring import PublishingJournal
 from controller.errors import EXIT_OK
-from controller.sdnotify import Notifier
 from controller.table.events import Command
-from controller.view import LiveView
 from drivers import messages as m
 from drivers.device import DeviceDriver
 

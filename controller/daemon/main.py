@@ -34,11 +34,11 @@ from controller.daemon.arguments import Options
 from controller.daemon.console import SimulatedHardware
 from controller.daemon.inbox import Inbox
 from controller.daemon.loop import Dealing, StatusLine, TableLoop
+from controller.daemon.sdnotify import Notifier, NotifyEnvError
+from controller.daemon.view import LiveView
 from controller.errors import EXIT_FAILURE, EXIT_USAGE, EXPECTED, fail
 from controller.journal import JournalError, Row, SqliteJournal
 from controller.recovery import RecoveryError, driver_positions
-from controller.sdnotify import Notifier, NotifyEnvError
-from controller.view import LiveView
 from drivers.device import DeviceDriver
 
 log = structlog.get_logger("controller.daemon")

@@ -15,12 +15,12 @@ import structlog
 
 from controller.api import Access, ApiServer
 from controller.config import Config, SerialDevice, SocketAccess
-from controller.devices_adapter import TableDevices
 from controller.games import game
 from controller.journal import JournalError, Row, SqliteJournal
-from controller.observed_journal import ObservedJournal
+from controller.journal.observed import ObservedJournal
 from controller.recovery import resume
 from controller.table.core import Table
+from controller.table.devices import TableDevices
 from controller.table.events import Journal
 from controller.table.seal import KEY_BYTES, Sealer
 from drivers import messages as m

@@ -10,7 +10,7 @@ from typing import Any
 
 from controller.journal import Row
 from controller.table import events as ev
-from controller.table.core import _snake
+from controller.table.core import event_type_name
 from controller.table.events import Command, FloorClear
 from controller.table.seal import opens
 from drivers import messages as m
@@ -26,7 +26,7 @@ class RecoveryError(Exception):
 # Looked up in their modules: a slotted dataclass replaces the class it was made from,
 # and ``__subclasses__`` may still list the one it replaced.
 _EVENTS: dict[str, type[m.Event]] = {
-    _snake(c.__name__): c
+    event_type_name(c): c
     for c in vars(m).values()
     if isinstance(c, type) and issubclass(c, m.Event) and c is not m.Event
 }

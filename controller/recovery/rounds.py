@@ -11,8 +11,9 @@ from controller.journal import Row
 from controller.recovery.inputs import RESUMED
 from controller.rules.spanish21 import dealer_blackjack
 from controller.table import events as ev
-from controller.table.core import INTERRUPTED, Halt, Table
+from controller.table.core import Table
 from controller.table.events import Command
+from controller.table.halts import INTERRUPTED, Halt
 from drivers import messages as m
 
 _ENDS = ("round_end", "deal_called_off", "shoe_end")  # what ends a round's deal

@@ -40,27 +40,11 @@ from controller.table.events import (
 from controller.table.halts import (
     HALTED,
     HEALTH_EVENTS,
-    INTERRUPTED,
-    REPAIRS,
-    STOP_PROMPT,
     Halt,
     Halting,
 )
 from controller.table.machine import bound_method, build_machine
 from drivers import messages as m
-
-__all__ = [
-    "HALTED",
-    "INTERRUPTED",
-    "PROCEDURE_EVENTS",
-    "REPAIRS",
-    "STOP_PROMPT",
-    "Halt",
-    "Handler",
-    "Refusal",
-    "Table",
-    "event_name",
-]
 
 log = structlog.get_logger("controller.table")
 
@@ -94,7 +78,13 @@ Handler = Callable[[Any], Refusal | None]
 
 
 def event_name(event: m.Event) -> str:
-    return _snake(type(event).__name__)
+    """How the journal names a device event (``CardDrawn`` -> ``card_drawn``)."""
+    return event_type_name(type(event))
+
+
+def event_type_name(kind: type[m.Event]) -> str:
+    """How the journal names a kind of device event."""
+    return _snake(kind.__name__)
 
 
 @functools.cache

@@ -25,7 +25,7 @@ from controller.table.baccarat.machine import (
 from controller.table.baccarat.offers import Offers
 from controller.table.baccarat.round import HANDS, Round
 from controller.table.baccarat.shoe import Shoe
-from controller.table.core import Halt, Refusal, Table, event_name
+from controller.table.core import Refusal, Table, event_name
 from controller.table.events import (
     Command,
     Devices,
@@ -40,6 +40,7 @@ from controller.table.events import (
     Relinquish,
     Wager,
 )
+from controller.table.halts import Halt
 from drivers import messages as m
 
 # Shoe events come only from the table's own dealing shoe (545.7(a), 543.7).

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from controller.rules.cards import CardError
 from controller.rules.cards import card as parse_card
 from controller.rules.spanish21 import DEALER
-from controller.table.core import HALTED, Halt, Refusal
+from controller.table.core import Refusal
 from controller.table.events import FloorClear
+from controller.table.halts import HALTED, Halt
 from controller.table.seal import Sealed
 from controller.table.spanish21.machine import (
     DEALING,

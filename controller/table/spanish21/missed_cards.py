@@ -14,8 +14,9 @@ from controller.rules.spanish21 import (
     dead_boxes,
     initial_deal_order,
 )
-from controller.table.core import Halt, Refusal
+from controller.table.core import Refusal
 from controller.table.events import MissedCard
+from controller.table.halts import Halt
 from controller.table.spanish21.machine import DEALING
 from controller.table.spanish21.part import Part
 from controller.table.spanish21.round_end import Void

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from controller.table.core import Halt, Refusal
+from controller.table.core import Refusal
 from controller.table.events import ManualShuffle, Need
+from controller.table.halts import Halt
 from controller.table.spanish21.machine import DEALER_TURN, DEALING, DRAWS, PLAYING
 from controller.table.spanish21.part import Part
 from drivers import messages as m

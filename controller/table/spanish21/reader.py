@@ -12,8 +12,9 @@ from controller.rules.spanish21 import (
     reader_allowed,
     reader_misuse,
 )
-from controller.table.core import HALTED, Halt, Refusal
+from controller.table.core import Refusal
 from controller.table.events import InspectReader, Need, NoMoreBets, ReaderDevices
+from controller.table.halts import HALTED, Halt
 from controller.table.spanish21.machine import IN_ROUND, PEEK_DUE, PEEKING
 from controller.table.spanish21.part import Part
 from controller.table.spanish21.round_end import Void

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections import Counter, deque
 from typing import TYPE_CHECKING, Final
 
-from controller.table.core import Halt, Refusal, event_name
+from controller.table.core import Refusal, event_name
 from controller.table.events import CardsSpread, ManualShuffle, Need, NewDealer, Recut, Reshuffle
+from controller.table.halts import Halt
 from controller.table.spanish21.machine import (
     BURN_DUE,
     IN_PLAY,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from controller.rules.spanish21 import Hand, Spanish21Rules
-from controller.table.core import Halt, Refusal, Table
+from controller.table.core import Refusal, Table
 from controller.table.events import (
     CardNotDealt,
     CardsSpread,
@@ -33,6 +33,7 @@ from controller.table.events import (
     Reshuffle,
     Wager,
 )
+from controller.table.halts import Halt
 from controller.table.seal import Sealer
 from controller.table.spanish21.dealer_errors import DealerErrors
 from controller.table.spanish21.hole_card import HoleCard

@@ -84,7 +84,7 @@ class Notifier:
         self._failing = False
         # Per instance, not module level: a logger cached before a test's log
         # capture would hide this notifier's warnings from it.
-        self._log = structlog.get_logger("controller.sdnotify")
+        self._log = structlog.get_logger("controller.daemon.sdnotify")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, pid: int | None = None) -> Notifier:
