@@ -18,7 +18,7 @@ from controller.rules.options import RulesError
 from controller.rules.spanish21 import BOXES, Spanish21Rules
 from controller.table.baccarat import SEATS, BaccaratTable
 from controller.table.core import Table
-from controller.table.events import Journal, ReaderDevices
+from controller.table.events import FloorClear, Journal, ReaderDevices
 from controller.table.seal import Sealer
 from controller.table.spanish21 import Spanish21Table
 
@@ -26,9 +26,10 @@ Rules = BaccaratRules | Spanish21Rules
 
 
 class TableFactory(Protocol):
-    """Builds a game's table. ``gaming_day`` names the gaming day in force (551.2(e));
-    ``sealer`` seals the cards a game keeps face down (551.8(e)). A game that needs
-    neither ignores them."""
+    """Builds a game's table. ``gaming_day`` names the gaming day in force (551.2(e);
+    default: the calendar day); ``sealer`` seals the cards a game keeps face down
+    (551.8(e); default: a key that dies with the process). A game that needs neither
+    ignores them."""
 
     def __call__(
         self,
@@ -36,8 +37,8 @@ class TableFactory(Protocol):
         journal: Journal,
         devices: ReaderDevices,
         *,
-        gaming_day: Callable[[], str],
-        sealer: Sealer,
+        gaming_day: Callable[[], str] | None = None,
+        sealer: Sealer | None = None,
     ) -> Table: ...
 
 
@@ -67,9 +68,16 @@ class Game:
     seals_cards: bool
     seats: int
     analysis: bool
+    commands: frozenset[str]
 
     def defaults(self) -> Rules:
         return self.rules({})
+
+
+def _commands(table: type[Table]) -> frozenset[str]:
+    """The console commands a table class takes: its game's, and a floorperson's clear,
+    which every table takes (``controller.table.halts``)."""
+    return frozenset({FloorClear.name, *(command.name for command in table.COMMANDS)})
 
 
 def _baccarat(
@@ -77,8 +85,8 @@ def _baccarat(
     journal: Journal,
     devices: ReaderDevices,
     *,
-    gaming_day: Callable[[], str],
-    sealer: Sealer,
+    gaming_day: Callable[[], str] | None = None,
+    sealer: Sealer | None = None,
 ) -> Table:
     return BaccaratTable(rules, journal, devices)
 
@@ -88,8 +96,8 @@ def _spanish21(
     journal: Journal,
     devices: ReaderDevices,
     *,
-    gaming_day: Callable[[], str],
-    sealer: Sealer,
+    gaming_day: Callable[[], str] | None = None,
+    sealer: Sealer | None = None,
 ) -> Table:
     return Spanish21Table(rules, journal, devices, gaming_day=gaming_day, sealer=sealer)
 
@@ -108,6 +116,7 @@ GAMES: Final[Mapping[str, Game]] = {
             seals_cards=False,
             seats=SEATS["baccarat"],
             analysis=True,
+            commands=_commands(BaccaratTable),
         ),
         Game(
             name="midibaccarat",
@@ -120,6 +129,7 @@ GAMES: Final[Mapping[str, Game]] = {
             seals_cards=False,
             seats=SEATS["midibaccarat"],
             analysis=True,
+            commands=_commands(BaccaratTable),
         ),
         Game(
             name="spanish21",
@@ -132,6 +142,7 @@ GAMES: Final[Mapping[str, Game]] = {
             seals_cards=True,
             seats=len(BOXES),
             analysis=False,
+            commands=_commands(Spanish21Table),
         ),
     )
 }

@@ -19,8 +19,8 @@ from controller.bench.dealer import STALL_TIMEOUT, DealerConsole
 from controller.bench.output import JsonlJournal
 from controller.bench.scenario import SPANISH21, BenchError, Scenario
 from controller.bench.spanish21 import Spanish21Console
+from controller.games import of_rules
 from controller.journal.observed import ObservedJournal
-from controller.rules.spanish21 import Spanish21Rules
 from controller.table.baccarat import BaccaratTable
 from controller.table.core import Table
 from controller.table.devices import TableDevices
@@ -145,14 +145,13 @@ def _bench_end(
 
 def _table(
     scenario: Scenario, journal: ObservedJournal, drivers: Mapping[str, DeviceDriver]
-) -> BaccaratTable | Spanish21Table:
+) -> Table:
     shoe = drivers["shoe"]
     assert isinstance(shoe, ShoeDriver)  # SimProcess.driver picks it by kind
-    if isinstance(scenario.rules, Spanish21Rules):
-        reader = drivers["reader"]
-        assert isinstance(reader, ReaderDriver)
-        return Spanish21Table(scenario.rules, journal, TableDevices(drivers, shoe, reader))
-    return BaccaratTable(scenario.rules, journal, TableDevices(drivers, shoe))
+    game = of_rules(scenario.rules)
+    reader = drivers["reader"] if game.reader else None
+    assert reader is None or isinstance(reader, ReaderDriver)
+    return game.table(scenario.rules, journal, TableDevices(drivers, shoe, reader))
 
 
 def connect(console: DealerConsole, events: queue.Queue[m.Event]) -> None:

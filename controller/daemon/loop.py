@@ -9,7 +9,7 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Mapping, MutableMapping
-from typing import Final, Protocol, runtime_checkable
+from typing import Final
 
 import structlog
 
@@ -22,6 +22,7 @@ from controller.daemon.sdnotify import Notifier
 from controller.daemon.view import LiveView
 from controller.daemon.wiring import PublishingJournal
 from controller.errors import EXIT_OK
+from controller.table.core import Table
 from controller.table.events import Command
 from drivers import messages as m
 from drivers.device import DeviceDriver
@@ -38,20 +39,6 @@ HEALTH: Final[Mapping[type[m.Event], str]] = {
 }
 
 log = structlog.get_logger("controller.daemon")
-
-
-@runtime_checkable
-class Dealing(Protocol):
-    """What the loop shows of any game's table besides its state: the shoe and the
-    round in play (never a card)."""
-
-    state: str
-    shoe_number: int
-
-    @property
-    def round(self) -> int: ...
-
-    def handle(self, item: m.Event | Command) -> None: ...
 
 
 class StatusLine:
@@ -85,7 +72,7 @@ class TableLoop:
         api: ApiServer,
         journal: PublishingJournal,
         drivers: Mapping[str, DeviceDriver],
-        table: Dealing,
+        table: Table,
         health: MutableMapping[str, str],
         view: LiveView,
         console: Console | None,

@@ -33,7 +33,7 @@ from controller.daemon import wiring
 from controller.daemon.arguments import Options
 from controller.daemon.console import SimulatedHardware
 from controller.daemon.inbox import Inbox
-from controller.daemon.loop import Dealing, StatusLine, TableLoop
+from controller.daemon.loop import StatusLine, TableLoop
 from controller.daemon.sdnotify import Notifier, NotifyEnvError
 from controller.daemon.view import LiveView
 from controller.errors import EXIT_FAILURE, EXIT_USAGE, EXPECTED, fail
@@ -115,7 +115,6 @@ def _start(
     drivers = _drivers(config, inbox, hardware, rows)
     health = dict.fromkeys(drivers, "connecting")
     table = wiring.table(config, drivers, rows, journal)
-    assert isinstance(table, Dealing)  # every game's table numbers its shoes and rounds
     console = None if hardware is None else hardware.console(table, journal, drivers)
     title = f"tablectl · {config.table.game} table {config.table.id}"
     view = LiveView(out, title, health)

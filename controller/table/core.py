@@ -167,6 +167,16 @@ class Table(Halting):
     # ------------------------------------------------------------------ public
 
     @property
+    @abstractmethod
+    def shoe_number(self) -> int:
+        """The shoe in play, counted from 1 (0 before the first shuffle)."""
+
+    @property
+    @abstractmethod
+    def round(self) -> int:
+        """The round being wagered on or dealt, counted within the shoe."""
+
+    @property
     def machine(self) -> Machine:
         """The table's one state machine, to read (the diagrams); inputs go to ``handle``."""
         return self._machine

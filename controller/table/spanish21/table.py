@@ -74,7 +74,9 @@ class Spanish21Table(Table):
     """One Spanish 21 table: the shoe, the card reader and, if attached, a shuffler.
 
     ``gaming_day`` names the current gaming day; the reader is inspected once in each
-    (551.2(e)). Its boundary is the certificate holder's, so the host supplies it.
+    (551.2(e)). Its boundary is the certificate holder's, so the host supplies it;
+    without one it is the calendar day. ``sealer`` seals the cards that may become the
+    hole card (551.8(e)); without one, a key that dies with the process.
     """
 
     procedure_events = (*Table.procedure_events, m.CardInserted, m.PeekResult, m.SelfTestResult)
@@ -136,12 +138,12 @@ class Spanish21Table(Table):
         *,
         shoe: str = "shoe",
         reader: str = "reader",
-        gaming_day: Callable[[], str] = _today,
+        gaming_day: Callable[[], str] | None = None,
         sealer: Sealer | None = None,
     ) -> None:
         self.rules = rules
         self.sealer = sealer or Sealer()
-        self._gaming_day = gaming_day
+        self._gaming_day = gaming_day or _today
         self._in_play = ShoeInPlay(self)
         self._hole_card = HoleCard(self)
         self._reader = Reader(self, devices, reader)
