@@ -17,6 +17,7 @@ from controller.games import game as registered
 from controller.rules.cards import CUT, CardError, card, check_composition
 from controller.rules.options import RulesError
 from controller.rules.spanish21 import Spanish21Rules
+from controller.table.baccarat.machine import SECTIONS
 from controller.table.spanish21 import CARDS_PER_DECK
 
 MIN_CUT_AT = 14  # 545.5(d), 543.5(e): at least 14 cards above the bottom
@@ -169,7 +170,7 @@ def _cut_at(data: dict[str, Any], game: str, rules: Rules, shoe: list[str] | Non
         least, default, section = cards // 4, cards // 4, "551.5(e)"
     else:
         cards, least, default = rules.decks * 52, MIN_CUT_AT, DEFAULT_CUT_AT
-        section = "545.5(d)" if game == "baccarat" else "543.5(e)"
+        section = SECTIONS[game].second_cover
     cut_at = whole(data, "cut_at", default)
     if not least <= cut_at <= cards:
         raise ScenarioError(

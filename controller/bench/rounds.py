@@ -12,6 +12,7 @@ from controller.bench.values import is_number
 from controller.games import game as registered
 from controller.rules.baccarat import BETS, WagerError, wager_amount
 from controller.rules.spanish21 import BOXES, DECISIONS
+from controller.table.baccarat.machine import SECTIONS
 
 SPANISH_KEYS = ("wagers", "match_the_dealer", "insurance", "decisions", "players")
 PARTIAL_DOUBLE = "double"  # {"double": 5}: a Double Down for less than the wager (551.11(a))
@@ -36,7 +37,7 @@ def _baccarat_round(script: object, where: str, game: str) -> Wagers:
     if not isinstance(wagers, dict):
         raise ScenarioError(f"{where}.wagers: expected seats mapped to bets")
     seats = registered(game).seats
-    section = "545.2(a)" if game == "baccarat" else "543.2(a)"
+    section = SECTIONS[game].seats
     round_wagers: Wagers = {}
     for seat_key, bets in wagers.items():
         at = f"{where}.wagers.{seat_key}"
