@@ -9,6 +9,7 @@ export and the views) takes the game from this registry by its name, the value o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
@@ -102,35 +103,28 @@ def _spanish21(
     return Spanish21Table(rules, journal, devices, gaming_day=gaming_day, sealer=sealer)
 
 
+def _baccarat_family(name: str, title: str, chapter: str) -> Game:
+    """Baccarat and Midibaccarat: one table and one set of rules, each chapter's own."""
+    return Game(
+        name=name,
+        title=title,
+        regulation=f"58 Pa. Code ch. {chapter}",
+        chapters=(chapter,),
+        rules=functools.partial(BaccaratRules.from_dict, name),
+        table=_baccarat,
+        reader=False,
+        seals_cards=False,
+        seats=SEATS[name],
+        analysis=True,
+        commands=_commands(BaccaratTable),
+    )
+
+
 GAMES: Final[Mapping[str, Game]] = {
     game.name: game
     for game in (
-        Game(
-            name="baccarat",
-            title="Baccarat",
-            regulation="58 Pa. Code ch. 545",
-            chapters=("545",),
-            rules=lambda d: BaccaratRules.from_dict("baccarat", d),
-            table=_baccarat,
-            reader=False,
-            seals_cards=False,
-            seats=SEATS["baccarat"],
-            analysis=True,
-            commands=_commands(BaccaratTable),
-        ),
-        Game(
-            name="midibaccarat",
-            title="Midibaccarat",
-            regulation="58 Pa. Code ch. 543",
-            chapters=("543",),
-            rules=lambda d: BaccaratRules.from_dict("midibaccarat", d),
-            table=_baccarat,
-            reader=False,
-            seals_cards=False,
-            seats=SEATS["midibaccarat"],
-            analysis=True,
-            commands=_commands(BaccaratTable),
-        ),
+        _baccarat_family("baccarat", "Baccarat", "545"),
+        _baccarat_family("midibaccarat", "Midibaccarat", "543"),
         Game(
             name="spanish21",
             title="Spanish 21",

@@ -221,6 +221,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
+    _print(result)
+    if args.all:
+        for f in sorted(functions, key=lambda f: -f.complexity):
+            if f.complexity > COMPLEXITY_NOTE:
+                print(f"complexity {f.complexity:3d}  {f.module}:{f.line}:{f.name}")
+    return 0
+
+
+def _print(result: dict[str, object]) -> None:
     for key, value in result.items():
         if isinstance(value, list) and value and isinstance(value[0], list):
             print(f"{key}: {len(value)}")
@@ -228,11 +237,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"    {item[0]}  {item[1]}")
         else:
             print(f"{key}: {value}")
-    if args.all:
-        for f in sorted(functions, key=lambda f: -f.complexity):
-            if f.complexity > COMPLEXITY_NOTE:
-                print(f"complexity {f.complexity:3d}  {f.module}:{f.line}:{f.name}")
-    return 0
 
 
 if __name__ == "__main__":
