@@ -188,13 +188,32 @@ def report(modules: Sequence[Module], functions: Sequence[Function]) -> dict[str
     }
 
 
+_TOPS = ("controller", "drivers", "firmware_sim", "tools")
+_LIST = f"print('\\n'.join(sorted(m for m in sys.modules if m.split('.')[0] in {_TOPS!r})))"
+
+
 def loaded_by(module: str) -> list[str]:
     """The project's modules a fresh interpreter has loaded after importing ``module``."""
-    tops = ("controller", "drivers", "firmware_sim", "tools")
+    code = f"import sys, importlib; importlib.import_module({module!r}); {_LIST}"
+    return _run(code)
+
+
+def loaded_by_command(words: Sequence[str]) -> list[str]:
+    """The project's modules a fresh interpreter has loaded after running ``tablectl
+    WORDS`` (its exit status ignored: a command that fails at once still shows what it
+    imported to get there)."""
     code = (
-        f"import sys, importlib; importlib.import_module({module!r}); "
-        f"print('\\n'.join(sorted(m for m in sys.modules if m.split('.')[0] in {tops!r})))"
+        "import sys, contextlib, io; from controller.cli import main\n"
+        "quiet = io.StringIO()\n"
+        "with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):\n"
+        f"    try: main({list(words)!r})\n"
+        "    except SystemExit: pass\n"
+        f"{_LIST}"
     )
+    return _run(code)
+
+
+def _run(code: str) -> list[str]:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return out.stdout.split()
 
@@ -211,9 +230,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="MODULE",
         help="list the project's modules loaded by importing MODULE, and nothing else",
     )
+    parser.add_argument(
+        "--command",
+        metavar="WORDS",
+        help="list the project's modules loaded by running `tablectl WORDS`, and nothing else",
+    )
     args = parser.parse_args(argv)
-    if args.loaded:
-        print("\n".join(loaded_by(args.loaded)))
+    if args.loaded or args.command:
+        loaded = loaded_by(args.loaded) if args.loaded else loaded_by_command(args.command.split())
+        print("\n".join(loaded))
         return 0
     root = Path.cwd()
     modules, functions = scan(args.paths, root)
