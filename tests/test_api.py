@@ -40,6 +40,8 @@ from controller.table.events import (
     Relinquish,
     Wager,
 )
+from tests.support.paths import ROOT
+from tests.support.tables import Devices
 
 ME = Access(uids=(os.getuid(),))
 NOT_MY_GROUP = max([os.getgid(), *os.getgroups()]) + 1
@@ -200,7 +202,7 @@ def test_a_field_type_the_api_cannot_build_stops_discovery() -> None:
 
 
 def test_docs_list_every_command_on_its_socket() -> None:
-    text = (Path(__file__).parent.parent / "docs" / "api.md").read_text()
+    text = (ROOT / "docs" / "api.md").read_text()
     rows = re.findall(r"^\| `([a-z_]+)` \| (dealer|floor) \|", text, re.MULTILINE)
     assert dict(rows) == {name: role.value for name, role in ROLES.items()}
     assert len(rows) == len(ROLES)
@@ -653,13 +655,6 @@ def test_the_tables_refusal_is_echoed_to_the_sender(tmp_path: Path) -> None:
         def record(self, entry: Any) -> None:
             journal.append(dict(entry))
             server.publish(len(journal), entry)
-
-    class Devices:
-        def commit(self, device: str, event_id: int) -> None:
-            pass
-
-        def display(self, text: str) -> bool:
-            return True
 
     def serve_one() -> None:
         command, ticket = commands.get(timeout=TIMEOUT)

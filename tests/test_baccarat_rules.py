@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from itertools import product
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,32 +45,9 @@ from controller.rules.baccarat import (
     value,
 )
 from controller.rules.cards import CUT, CardError, deck
+from tests.support.baccarat import GAMES, TABLE_1
+from tests.support.paths import EXAMPLES
 
-EXAMPLES = Path(__file__).resolve().parent / "spec" / "examples"
-
-# 545.11(c)(2)(iii) and 543.11(c)(2)(iii), Table 1 exactly as the text prints it. The
-# text run puts each row's label (Banker's Point Count 3, 4, 5, 6) at the end of the
-# line before the row, so the four D/S rows belong to 3, 4, 5 and 6 in that order.
-TABLE_1_TEXT = """\
-0 1 2 3 4 5 6 7 8 9 Point Count of Banker's Hand
-After Two Cards3
-D D D D D D D D S D 4
-S S D D D D D D S S 5
-S S S S D D D D S S 6
-S S S S S S D D S S
-"""
-
-
-def _table_1_from_text() -> dict[tuple[int, int], bool]:
-    rows = [line.split()[:10] for line in TABLE_1_TEXT.splitlines()[2:]]
-    return {
-        (banker, third): letter == "D"
-        for banker, row in zip((3, 4, 5, 6), rows, strict=True)
-        for third, letter in enumerate(row)
-    }
-
-
-TABLE_1 = _table_1_from_text()
 ZERO = "TJQK"
 
 
@@ -495,9 +471,6 @@ def test_the_constructor_checks_values_too() -> None:
 # --------------------------------------------------------------------------- settlement
 
 D = Decimal
-
-
-GAMES = pytest.mark.parametrize("game", ["baccarat", "midibaccarat"])
 
 
 @GAMES

@@ -3,53 +3,22 @@ shuffler) as processes, the real drivers, the table machine; and bad scenarios."
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from controller.bench import add_parser, run
-
-EXAMPLES = Path(__file__).resolve().parent / "spec" / "examples"
-FAULTS = [
-    {"kind": "corrupt", "rate": 0.02},
-    {"kind": "drop", "rate": 0.02},
-    {"kind": "duplicate", "rate": 0.02},
-    {"kind": "unplug", "device": "shoe", "at_card": 100, "duration_ms": 300},
-]
-
-
-def bench(scenario: Path, out: Path) -> int:
-    parser = argparse.ArgumentParser(prog="tablectl")
-    add_parser(parser.add_subparsers())
-    return run(parser.parse_args(["bench", str(scenario), "--events", str(out)]))
-
-
-def lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def expected(name: str) -> list[dict[str, Any]]:
-    out = lines(EXAMPLES / f"{name}.expected.jsonl")
-    for entry in out:
-        entry.pop("note", None)
-    return out
-
-
-def contract(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The round_end and shoe_end lines, cut to the fields the contract names."""
-    ends = [e for e in got if e["type"] in ("round_end", "shoe_end")]
-    assert len(ends) == len(want)
-    return [{k: e.get(k, "<missing>") for k in w} for e, w in zip(ends, want, strict=True)]
-
-
-def assert_clean_run(events: list[dict[str, Any]]) -> None:
-    kinds = {e["type"] for e in events}
-    assert not kinds & {"refused", "internal_error", "irregularity"}
-    assert events[0]["type"] == "bench_start" and events[-1]["type"] == "bench_end"
-    assert events[-1]["rounds_per_second"] > 0
+from tests.support.bench import (
+    FAULTS,
+    assert_clean_run,
+    bench,
+    contract,
+    example,
+    expected,
+    lines,
+    refusal,
+)
+from tests.support.paths import EXAMPLES
 
 
 @pytest.mark.parametrize("name", ["baccarat-eight-decks", "midibaccarat-cover-card-at-hand-start"])
@@ -78,7 +47,7 @@ def test_golden_scenarios(name: str, tmp_path: Path, capsys: pytest.CaptureFixtu
 
 @pytest.mark.reg("545.10(e)")
 def test_golden_scenario_survives_wire_faults_and_an_unplugged_shoe(tmp_path: Path) -> None:
-    scenario = json.loads((EXAMPLES / "baccarat-eight-decks.json").read_text())
+    scenario = example("baccarat-eight-decks")
     scenario["faults"] = FAULTS
     path = tmp_path / "faults.json"
     path.write_text(json.dumps(scenario))
@@ -178,14 +147,8 @@ def _shoe(*cards: str) -> list[str]:
 def test_bad_scenario_is_one_line_and_exit_2(
     scenario: object, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "bad.json"
-    path.write_text(scenario if isinstance(scenario, str) else json.dumps(scenario))
-    out = tmp_path / "events.jsonl"
-    assert bench(path, out) == 2
-    err = capsys.readouterr().err
-    (line,) = err.strip().splitlines()
-    assert line.startswith(f"tablectl: error: {path}: ") and message in line, line
-    assert not out.exists()  # nothing started, nothing written
+    line = refusal(tmp_path, scenario, capsys)  # nothing started, nothing written
+    assert message in line, line
 
 
 def test_missing_scenario_and_unwritable_output_are_one_line_and_exit_2(

@@ -18,34 +18,25 @@ what a player's answer would do is proved at the table in
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.test_bench import bench, lines
+from tests.support.baccarat import GAMES
+from tests.support.bench import of
+from tests.support.bench import play as bench_play
 
-GAMES = pytest.mark.parametrize("game", ["baccarat", "midibaccarat"])
 SQUEEZE = {"baccarat": "545.9(d)", "midibaccarat": "543.9(c)(3)"}
 CUT = {"baccarat": "545.5(b)", "midibaccarat": "543.5(c)"}
 BURN = ["AS", "2S"]  # 545.5(f): the ace, then one more card
 
 
 def play(tmp_path: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
-    path = tmp_path / "scenario.json"
-    path.write_text(json.dumps(data))
-    out = tmp_path / "events.jsonl"
-    assert bench(path, out) == 0
-    events = lines(out)
-    assert not {e["type"] for e in events} & {"refused", "internal_error", "irregularity"}
-    assert events[0]["type"] == "bench_start" and events[-1]["type"] == "bench_end"
+    events = bench_play(tmp_path, data, never={"refused", "internal_error", "irregularity"})
+    assert events[0]["type"] == "bench_start"
     return events
-
-
-def of(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["type"] == kind]
 
 
 # --------------------------------------------------------------------------- players reveal

@@ -14,30 +14,21 @@ import pytest
 
 from controller.rules.baccarat import face_up_discard_count
 from controller.rules.spanish21 import dealer_blackjack
-from tests.test_bench import EXAMPLES, bench, expected, lines
+from tests.support.baccarat import GAMES
+from tests.support.bench import bench, example, expected, of, refusal, write
+from tests.support.bench import play as bench_play
 
 
 def scenario(name: str, faults: list[dict[str, Any]]) -> dict[str, Any]:
     """The example's stacked shoe, autoplayed (the faults move the cards), with faults."""
-    data: dict[str, Any] = json.loads((EXAMPLES / f"{name}.json").read_text())
+    data = example(name)
     data["rounds"] = []
     data["faults"] = faults
     return data
 
 
 def play(tmp_path: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
-    path = tmp_path / "scenario.json"
-    path.write_text(json.dumps(data))
-    out = tmp_path / "events.jsonl"
-    assert bench(path, out) == 0
-    events = lines(out)
-    assert not {e["type"] for e in events} & {"refused", "internal_error"}
-    assert events[-1]["type"] == "bench_end"
-    return events
-
-
-def of(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["type"] == kind]
+    return bench_play(tmp_path, data, never={"refused", "internal_error"})
 
 
 def spanish(faults: list[dict[str, Any]]) -> dict[str, Any]:
@@ -149,8 +140,7 @@ def test_a_wrong_answer_is_caught_by_the_shoe_cross_check(tmp_path: Path) -> Non
 def test_bad_irregularity_faults_are_a_bad_scenario(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fault: dict[str, Any], message: str
 ) -> None:
-    path = tmp_path / "scenario.json"
-    path.write_text(json.dumps(spanish([fault])))
+    path = write(tmp_path, spanish([fault]))
     assert bench(path, tmp_path / "out.jsonl") == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "faults[0]" in err[0] and message in err[0]
@@ -161,8 +151,7 @@ def test_baccarat_has_no_ten_or_reader_faults(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
 ) -> None:
     fault = {"kind": kind, "at_card" if kind == "ten" else "at_round": 3}
-    path = tmp_path / "scenario.json"
-    path.write_text(json.dumps(scenario("baccarat-eight-decks", [fault])))
+    path = write(tmp_path, scenario("baccarat-eight-decks", [fault]))
     assert bench(path, tmp_path / "out.jsonl") == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
@@ -178,9 +167,7 @@ def short_spanish(rounds: int, rules: dict[str, Any]) -> dict[str, Any]:
     shoe.insert(18, "CUT")  # burn 1 + rounds 1-3 (16 cards) + round 4's first card
     data["shoe"] = shoe
     data["rules"] = {**data["rules"], **rules}
-    data["rounds"] = json.loads((EXAMPLES / "spanish21-six-decks.json").read_text())["rounds"][
-        :rounds
-    ]
+    data["rounds"] = example("spanish21-six-decks")["rounds"][:rounds]
     return data
 
 
@@ -297,21 +284,15 @@ def test_bad_dealer_faults_are_a_bad_scenario(
     name = "spanish21-six-decks" if game == "spanish21" else "baccarat-eight-decks"
     data = scenario(name, [fault])
     data["game"] = game
-    path = tmp_path / "scenario.json"
-    path.write_text(json.dumps(data))
-    out = tmp_path / "out.jsonl"
-    assert bench(path, out) == 2
-    (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith(f"tablectl: error: {path}: ") and message in line, line
-    assert not out.exists()
+    line = refusal(tmp_path, data, capsys)
+    assert message in line, line
 
 
 def test_a_reader_configuration_that_is_not_true_or_false_is_a_bad_scenario(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = short_spanish(0, {"reader_reveals_hole_card": "no"})
-    path = tmp_path / "scenario.json"
-    path.write_text(json.dumps(data))
+    path = write(tmp_path, data)
     assert bench(path, tmp_path / "out.jsonl") == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "rules.reader_reveals_hole_card: expected true or false, got 'no' (551.16(l))" in line
@@ -320,7 +301,6 @@ def test_a_reader_configuration_that_is_not_true_or_false_is_a_bad_scenario(
 # --------------------------------------------------------------------------- Baccarat
 
 
-GAMES = pytest.mark.parametrize("game", ["baccarat", "midibaccarat"])
 CHAPTER = {"baccarat": "545.15", "midibaccarat": "543.14"}
 
 

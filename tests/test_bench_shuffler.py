@@ -6,16 +6,15 @@ is placed on top of the seeded shoe."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from drivers import messages as m
-from tests.test_bench import bench, lines
-from tests.test_sim_devices import Start, launcher, tokens
+from tests.support.bench import play as bench_play
+from tests.support.bench import refusal
+from tests.support.sim import Start, tokens
 
 FAILURES = {  # the scenario's kind, the shuffler's event as the table records it
     "shuffler_jam": "shuffler_jam",
@@ -31,11 +30,6 @@ SECTIONS = {  # the table's reason to shuffle again; the decks' card count
 }
 
 
-@pytest.fixture
-def start(tmp_path: Path) -> Iterator[Start]:
-    yield from launcher(tmp_path)
-
-
 def seeded(game: str, faults: list[dict[str, Any]]) -> dict[str, Any]:
     """A short seeded shoe: the cover card on top, so the shoe is over in one round
     (Spanish 21) or two (Baccarat: the last hand after the cover card's)."""
@@ -49,14 +43,7 @@ def seeded(game: str, faults: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def play(tmp_path: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
-    path = tmp_path / "scenario.json"
-    path.write_text(json.dumps(data))
-    out = tmp_path / "events.jsonl"
-    assert bench(path, out) == 0
-    events = lines(out)
-    assert not {e["type"] for e in events} & {"internal_error", "halt"}
-    assert events[-1]["type"] == "bench_end"
-    return events
+    return bench_play(tmp_path, data, never={"internal_error", "halt"})
 
 
 def device(events: list[dict[str, Any]], event: str) -> list[int]:
@@ -223,10 +210,5 @@ def test_failures_in_a_row_then_a_good_shuffle(tmp_path: Path, game: str) -> Non
 def test_bad_shuffler_faults_are_one_line_and_exit_2(
     scenario: dict[str, Any], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps(scenario))
-    out = tmp_path / "events.jsonl"
-    assert bench(path, out) == 2
-    (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith(f"tablectl: error: {path}: ") and message in line, line
-    assert not out.exists()  # nothing started
+    line = refusal(tmp_path, scenario, capsys)  # nothing started
+    assert message in line, line

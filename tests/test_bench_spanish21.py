@@ -5,26 +5,29 @@ and the scenarios the bench refuses."""
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.test_bench import EXAMPLES, FAULTS, assert_clean_run, bench, contract, expected, lines
+from tests.support.bench import (
+    FAULTS,
+    assert_clean_run,
+    bench,
+    contract,
+    example,
+    expected,
+    lines,
+    refusal,
+    write,
+)
+from tests.support.paths import EXAMPLES
 
 GOLDEN = "spanish21-six-decks"
 
 
 def golden_scenario() -> dict[str, Any]:
-    scenario: dict[str, Any] = json.loads((EXAMPLES / f"{GOLDEN}.json").read_text())
-    return scenario
-
-
-def write(tmp_path: Path, scenario: object) -> Path:
-    path = tmp_path / "scenario.json"
-    path.write_text(scenario if isinstance(scenario, str) else json.dumps(scenario))
-    return path
+    return example(GOLDEN)
 
 
 def assert_hole_cards_sealed(events: list[dict[str, Any]]) -> None:
@@ -211,9 +214,5 @@ def _golden_with(change: dict[str, Any], round_index: int) -> dict[str, Any]:
 def test_bad_scenario_is_one_line_and_exit_2(
     scenario: object, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = write(tmp_path, scenario)
-    out = tmp_path / "events.jsonl"
-    assert bench(path, out) == 2
-    (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith(f"tablectl: error: {path}: ") and message in line, line
-    assert not out.exists()  # refused before anything started
+    line = refusal(tmp_path, scenario, capsys)  # refused before anything started
+    assert message in line, line

@@ -6,14 +6,14 @@ scenarios these keys make. The shoes are a few cards long."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from controller.bench import continuous_batch, load_scenario
-from tests.test_bench import bench, lines
+from tests.support.bench import of, refusal
+from tests.support.bench import play as bench_play
 
 # Round 1 puts the burn 2S and 9C 8D (box 1) 7H 9S 4C (dealer) in the discard rack;
 # round 2 deals 5H (box 1), 6D (up), 3C (box 1), 8S (hole) and the shoe is empty.
@@ -23,23 +23,8 @@ RUNS_OUT_IN_PLAY = [*RACK, "5H", "6D", "3C", "8S"]
 RUNS_OUT_IN_THE_DEAL = [*RACK, "5H", "KS", "3C"]
 
 
-def write(tmp_path: Path, scenario: object) -> Path:
-    path = tmp_path / "scenario.json"
-    path.write_text(scenario if isinstance(scenario, str) else json.dumps(scenario))
-    return path
-
-
 def run(tmp_path: Path, scenario: dict[str, Any]) -> list[dict[str, Any]]:
-    out = tmp_path / "events.jsonl"
-    assert bench(write(tmp_path, scenario), out) == 0
-    events = lines(out)
-    assert not {e["type"] for e in events} & {"refused", "halt", "internal_error"}
-    assert events[-1]["type"] == "bench_end"
-    return events
-
-
-def of(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["type"] == kind]
+    return bench_play(tmp_path, scenario, never={"refused", "halt", "internal_error"})
 
 
 def device(events: list[dict[str, Any]], name: str, event: str) -> list[dict[str, Any]]:
@@ -363,12 +348,8 @@ def one_round(**script: object) -> dict[str, Any]:
 def test_bad_procedure_keys_are_one_line_and_exit_2(
     scenario: object, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = write(tmp_path, scenario)
-    out = tmp_path / "events.jsonl"
-    assert bench(path, out) == 2
-    (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith(f"tablectl: error: {path}: ") and message in line, line
-    assert not out.exists()  # refused before anything started
+    line = refusal(tmp_path, scenario, capsys)  # refused before anything started
+    assert message in line, line
 
 
 @pytest.mark.reg("551.16(j)", "551.16(g)")

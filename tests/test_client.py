@@ -28,19 +28,12 @@ from controller.journal import SqliteJournal
 from controller.rules.baccarat import BaccaratRules
 from controller.table.baccarat import BaccaratTable
 from controller.table.events import Command, Wager
+from tests.support.tables import Devices
 
 ME = Access(uids=(os.getuid(),))
 NOBODY = Peer(0, 0, 0, ())  # the sender of a command the test queues itself
 TIMEOUT = 10.0
 EXITS = {"done": 0, "failure": 1, "usage": 2, "refused": 3}
-
-
-class Devices:
-    def commit(self, device: str, event_id: int) -> None:
-        pass
-
-    def display(self, text: str) -> bool:
-        return True
 
 
 class TableBehindApi:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.paths import REGULATIONS, ROOT
 from tools.compliance import build, chapters, reg_markers, render, subsections
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_compliance_doc_is_current() -> None:
-    expected = build(ROOT / "tests" / "spec" / "regulations", ROOT / "tests")
+    expected = build(REGULATIONS, ROOT / "tests")
     actual = (ROOT / "docs" / "compliance.md").read_text(encoding="utf-8")
     assert actual == expected, "run: python -m tools.compliance --write docs/compliance.md"
 

@@ -34,8 +34,9 @@ from drivers.identity import PRODUCT_ID, VENDOR_ID
 from drivers.keys import write_key
 from drivers.usb import UsbAddress
 from firmware_sim.harness import SimProcess
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = ROOT / "examples"
 SHOE_HASH = "ab" * 32
 READER_HASH = "cd" * 32
 

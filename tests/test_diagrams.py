@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,9 +11,8 @@ from transitions import Machine
 
 from controller.games import GAMES, Game
 from controller.table.core import Table
+from tests.support.paths import ROOT
 from tools.diagrams import build, build_table, mermaid, render
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_state_machines_doc_is_current() -> None:

@@ -16,7 +16,7 @@ from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver, ShufflerDrive
 from drivers.errors import NotConnected, PortBusy, PortNotFound
 from drivers.transport import SerialTransport
 from firmware_sim.endpoint import Identity
-from tests.conftest import KEY, Drivers, InProcessDevice, host_frame, next_event
+from tests.support.devices import KEY, Drivers, InProcessDevice, host_frame, next_event
 
 
 class Rig:

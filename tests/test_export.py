@@ -3,7 +3,6 @@ for a question or dispute (551.8(i), § 635a.7(q))."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -12,11 +11,9 @@ import pytest
 
 from controller.export import main_export
 from controller.journal import SqliteJournal
-from controller.rules.baccarat import BaccaratRules
-from controller.table.baccarat import BaccaratTable
 from controller.table.events import ManualShuffle, NoMoreBets, Wager
-from drivers import messages as m
-from tests.test_recovery import Devices, Run, play, script
+from tests.support.recovery import Run, baccarat_hand, play, script
+from tests.support.tables import Devices
 
 
 def export(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -98,12 +95,7 @@ def test_a_baccarat_hand_is_exported_with_player_and_banker(
 ) -> None:
     path = tmp_path / "bac.sqlite"
     journal = SqliteJournal(path)
-    table = BaccaratTable(BaccaratRules.from_dict("baccarat", {}), journal, Devices())
-    ids = itertools.count(1)
-
-    def card(token: str) -> None:
-        table.handle(m.CardDrawn("shoe", next(ids), token[0], token[1], False))
-
+    table, card = baccarat_hand(journal, Devices(), "baccarat")
     table.handle(ManualShuffle())
     for token in ["5S", "2C", "3C", "4C", "6C", "7C"]:
         card(token)

@@ -18,7 +18,7 @@ from drivers.device import DeviceDriver, DriverConfig, ShoeDriver, ShufflerDrive
 from drivers.link import LinkConfig
 from drivers.transport import SerialTransport
 from firmware_sim.harness import SimProcess
-from tests.conftest import KEY, Drivers, next_event
+from tests.support.devices import KEY, Drivers, next_event
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"

@@ -3,9 +3,6 @@ that asks which games there are gets the same answer from it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
-
 import pytest
 
 from controller.api import ROLES
@@ -13,34 +10,10 @@ from controller.games import GAMES, NAMES, Game, UnknownGame, game, of_rules
 from controller.table.core import Table
 from controller.table.events import Need
 from controller.table.seal import Sealer
+from tests.support.journal import MemoryJournal
+from tests.support.paths import REGULATIONS
+from tests.support.tables import Devices
 from tools.compliance import subsections
-
-REGULATIONS = Path(__file__).resolve().parent / "spec" / "regulations"
-
-
-class _Journal:
-    def __init__(self) -> None:
-        self.entries: list[Mapping[str, object]] = []
-
-    def record(self, entry: Mapping[str, object]) -> None:
-        self.entries.append(entry)
-
-
-class _Devices:
-    def commit(self, device: str, event_id: int) -> None:
-        return None
-
-    def display(self, text: str) -> bool:
-        return True
-
-    def arm(self, target: object) -> bool:
-        return True
-
-    def disarm(self) -> bool:
-        return True
-
-    def self_test(self) -> bool:
-        return True
 
 
 def _chapters_in_the_regulations() -> set[str]:
@@ -60,8 +33,8 @@ def test_each_game_is_complete(entry: Game) -> None:
 
 @pytest.mark.parametrize("entry", GAMES.values(), ids=NAMES)
 def test_each_game_builds_its_table_with_its_default_rules(entry: Game) -> None:
-    journal = _Journal()
-    table = entry.table(entry.defaults(), journal, _Devices(), sealer=Sealer())
+    journal = MemoryJournal()
+    table = entry.table(entry.defaults(), journal, Devices(), sealer=Sealer())
     assert isinstance(table, Table)
     assert table.game == entry.name
     assert table.need is Need.SHUFFLE  # every game starts wanting shuffled cards

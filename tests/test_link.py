@@ -15,8 +15,7 @@ from drivers import codec
 from drivers.errors import LinkBusy, LinkLost
 from drivers.link import Link, LinkConfig, mac
 from drivers.messages import MsgType
-
-KEY = bytes(range(32))
+from tests.support.devices import KEY
 
 
 class Clock:

@@ -19,8 +19,8 @@ from drivers import messages as m
 from drivers.keys import write_key
 from firmware_sim.control import MAX_LINE
 from firmware_sim.harness import SimError, SimProcess
-from tests.conftest import Drivers
-from tests.test_sim_devices import KEY, Host, wait_status
+from tests.support.devices import KEY, Drivers
+from tests.support.sim import Host, wait_status
 
 # --------------------------------------------------------------------------- lifecycle
 

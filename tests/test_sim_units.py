@@ -17,8 +17,8 @@ from firmware_sim.control import CommandError
 from firmware_sim.devices import Pace, ReaderFirmware, ShoeFirmware, ShufflerFirmware
 from firmware_sim.endpoint import Identity
 from firmware_sim.faults import FaultLayer, FaultSpec, load_faults
+from tests.support.devices import KEY
 
-KEY = bytes(range(32))
 SPANISH_RANKS = "A23456789JQK"
 
 

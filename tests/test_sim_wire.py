@@ -7,7 +7,7 @@ import json
 import os
 import termios
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,14 +16,8 @@ from drivers import messages as m
 from drivers.device import DriverConfig
 from drivers.link import LinkConfig
 from firmware_sim.harness import SimError, SimProcess
-from tests.conftest import Drivers
-from tests.test_sim_devices import KEY, Host, Start, launcher, tokens, wait_status
-
-
-@pytest.fixture
-def start(tmp_path: Path) -> Iterator[Start]:
-    yield from launcher(tmp_path)
-
+from tests.support.devices import KEY, Drivers
+from tests.support.sim import Host, Start, tokens, wait_status
 
 # --------------------------------------------------------------------------- unplug, silence
 

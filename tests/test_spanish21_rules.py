@@ -9,7 +9,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal, Inexact, localcontext
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -63,11 +62,11 @@ from controller.rules.spanish21 import (
     super_bonus,
     surrender_settled_at_once,
 )
+from tests.support.paths import EXAMPLES
 
 D = Decimal
 SIX = Spanish21Rules()
 EIGHT = Spanish21Rules.from_dict({"decks": 8})
-EXAMPLES = Path(__file__).parent / "spec" / "examples"
 
 CARDS = st.sampled_from(deck(spanish=True))
 

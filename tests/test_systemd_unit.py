@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-SYSTEMD = Path(__file__).resolve().parent.parent / "systemd"
+from tests.support.paths import ROOT
+
+SYSTEMD = ROOT / "systemd"
 UNIT = SYSTEMD / "tablectl.service"
 SYSUSERS = SYSTEMD / "tablectl.sysusers.conf"
 TMPFILES = SYSTEMD / "tablectl.tmpfiles.conf"

@@ -4,17 +4,13 @@ commands: no I/O. Each rule's test cites the subsection it proves."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.journal_mem import MemoryJournal
-from controller.rules.baccarat import BaccaratRules, next_to_draw, point, result
-from controller.table.baccarat import BaccaratTable
+from controller.rules.baccarat import next_to_draw, point, result
 from controller.table.events import (
     DisclosedCard,
     FloorClear,
@@ -25,83 +21,9 @@ from controller.table.events import (
     Wager,
 )
 from drivers import messages as m
+from tests.support.baccarat import CH, GAMES, TABLE_1, Dealer
 
-CH = {"baccarat": "545", "midibaccarat": "543"}
 BURN = {"baccarat": "545.5(f)", "midibaccarat": "543.5(g)"}
-
-
-class Ops:
-    """The journal and the devices as one ordered list of what the table did."""
-
-    def __init__(self) -> None:
-        self.journal = MemoryJournal()
-        self.ops: list[tuple[str, object]] = []
-        self.shown: list[str] = []
-
-    def record(self, entry: Any) -> None:
-        self.journal.record(entry)
-        self.ops.append(("record", dict(entry)))
-
-    def commit(self, device: str, event_id: int) -> None:
-        self.ops.append(("commit", (device, event_id)))
-
-    def display(self, text: str) -> bool:
-        self.shown.append(text)
-        return True
-
-    def of_type(self, kind: str) -> list[dict[str, object]]:
-        return self.journal.of_type(kind)
-
-
-class Dealer:
-    """Drives a table the way a dealer and a shoe would."""
-
-    def __init__(self, game: str = "baccarat", **rules: object) -> None:
-        self.io = Ops()
-        self.table = BaccaratTable(BaccaratRules.from_dict(game, rules), self.io, self.io)
-        self.next_id = 1
-
-    def event(self, event: m.Event) -> None:
-        self.table.handle(event)
-
-    def card(self, token: str, face_up: bool = False) -> None:
-        self.event(m.CardDrawn("shoe", self._id(), token[0], token[1], face_up))
-
-    def cards(self, tokens: Iterable[str]) -> None:
-        for token in tokens:
-            if token == "CUT":
-                self.event(m.CutCardSeen("shoe", self._id()))
-            else:
-                self.card(token)
-
-    def _id(self) -> int:
-        self.next_id += 1
-        return self.next_id - 1
-
-    def open(self, burn: Iterable[str] = ("AS", "2S")) -> None:
-        """Shuffled by hand and burned: wagering is open."""
-        self.table.handle(ManualShuffle())
-        self.cards(burn)
-        assert self.need() is Need.WAGERS
-
-    def play(self, tokens: Iterable[str], wagers: dict[int, dict[str, int]] | None = None) -> None:
-        for seat, bets in (wagers or {}).items():
-            for bet, amount in bets.items():
-                self.table.handle(Wager(seat, bet, amount))
-        self.table.handle(NoMoreBets())
-        self.cards(tokens)
-
-    def need(self) -> Need:
-        return self.table.need
-
-    def refusals(self) -> list[dict[str, object]]:
-        return self.io.of_type("refused")
-
-    def rounds(self) -> list[dict[str, object]]:
-        return self.io.of_type("round_end")
-
-
-GAMES = pytest.mark.parametrize("game", ["baccarat", "midibaccarat"])
 
 
 def tokens(value: object) -> list[str]:
@@ -418,7 +340,7 @@ def test_too_few_cards_void_the_round_and_return_the_wagers(game: str) -> None:
     d = Dealer(game)
     d.open()
     d.play(["3S", "2D", "2C"], wagers={5: {"banker": 25}, 6: {"tie": 5}})
-    d.event(m.ShoeEmpty("shoe", d._id()))
+    d.event(m.ShoeEmpty("shoe", d.id()))
     (end,) = d.rounds()
     assert end["void"] is True and end["result"] is None
     assert end["returned"] == {"5": {"banker": Decimal(25)}, "6": {"tie": Decimal(5)}}
@@ -432,7 +354,7 @@ def test_an_empty_shoe_between_rounds_returns_the_wagers_taken() -> None:
     d = Dealer()
     d.open()
     d.table.handle(Wager(2, "player", 10))
-    d.event(m.ShoeEmpty("shoe", d._id()))
+    d.event(m.ShoeEmpty("shoe", d.id()))
     assert not d.rounds()
     (returned,) = d.io.of_type("wagers_returned")
     assert returned["returned"] == {"2": {"player": Decimal(10)}}
@@ -510,7 +432,7 @@ def test_an_unreadable_card_waits_for_the_floorperson_to_enter_it() -> None:
     d = Dealer()
     d.open()
     d.play(["3S", "2D"])
-    d.event(m.UnreadableCard("shoe", d._id()))
+    d.event(m.UnreadableCard("shoe", d.id()))
     d.card("3H")  # the next card, held behind the unreadable one
     assert not d.table.can_clear
     d.table.handle(FloorClear())
@@ -643,7 +565,7 @@ def test_any_shoe_deals_by_the_rules_and_accounts_for_every_card(
             d.card(token, face_up=(i % 50 == face_up))
             out.append(token)
     if d.need() is not Need.SHUFFLE:
-        d.event(m.ShoeEmpty("shoe", d._id()))
+        d.event(m.ShoeEmpty("shoe", d.id()))
     assert not d.io.of_type("internal_error") and not d.refusals()
     (end,) = d.io.of_type("shoe_end")
     used = tokens(end["burned"]) + tokens(end["discarded"])
@@ -814,8 +736,6 @@ BANKER_TWO = {3: ("6D", "7C"), 4: ("6C", "8D"), 5: ("7D", "8C"), 6: ("7H", "9D")
 @pytest.mark.parametrize("banker_point", [3, 4, 5, 6])
 @pytest.mark.reg("545.11(d)", "545.11(e)", "545.11(f)", "543.11(d)", "543.11(e)", "543.11(f)")
 def test_table_1_at_the_table_draws_on_d_and_stays_on_s(game: str, banker_point: int) -> None:
-    from tests.test_baccarat_rules import TABLE_1  # parsed from the printed text
-
     for third in range(10):
         d = Dealer(game)
         d.open()

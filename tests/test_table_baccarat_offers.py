@@ -21,7 +21,7 @@ from controller.table.events import (
     Wager,
 )
 from drivers import messages as m
-from tests.test_table_baccarat import GAMES, Dealer
+from tests.support.baccarat import GAMES, Dealer
 
 REVEAL = {"baccarat": "545.15(f)", "midibaccarat": "543.14(f)"}
 CUT = {"baccarat": "545.5(b)", "midibaccarat": "543.5(c)"}
@@ -398,7 +398,7 @@ def test_offers_end_with_their_shoe() -> None:
     d = Dealer()
     d.open()
     d.table.handle(Wager(2, "player", 10))
-    d.event(m.ShoeEmpty("shoe", d._id()))
+    d.event(m.ShoeEmpty("shoe", d.id()))
     (withdrawn,) = d.io.of_type("offer_withdrawn")
     assert withdrawn["what"] == "shoe" and d.table.offered("shoe") is None
 

@@ -7,21 +7,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from controller.table.baccarat.machine import SECTIONS, Curatorship, Sections
 from controller.table.events import Command, ManualShuffle, OfferAnswer, Relinquish
-from tests.test_table_baccarat import CH, Dealer
+from tests.support import paths
+from tests.support.baccarat import CH, Dealer
 from tools.compliance import subsections
 
-REGULATIONS = (
-    Path(__file__).resolve().parent
-    / "spec"
-    / "regulations"
-    / "pa-58-ch543-545-551-baccarat-midibaccarat-spanish21.txt"
-)
+REGULATIONS = paths.REGULATIONS / "pa-58-ch543-545-551-baccarat-midibaccarat-spanish21.txt"
 # Who deals: the curator's procedures, or the dealer for every hand; a chapter has one.
 WHO_DEALS = {"dealer_deals", *(f.name for f in dataclasses.fields(Curatorship))}
 

@@ -40,7 +40,7 @@ from controller.table.events import (
     Wager,
 )
 from drivers import messages as m
-from tests.test_table_spanish21 import Dealer, Spanish21Machine, box
+from tests.support.spanish21 import Dealer, Spanish21Machine, box, prompts
 
 D = Decimal
 
@@ -64,10 +64,6 @@ def hand(d: Dealer, number: int, index: int = 0) -> tuple[str, ...]:
 def last_irregularity(d: Dealer) -> dict[str, Any]:
     entry: dict[str, Any] = d.io.of_type("irregularity")[-1]
     return entry
-
-
-def prompts(d: Dealer) -> list[str]:
-    return [str(e["text"]) for e in d.io.of_type("prompt")]
 
 
 # --------------------------------------------------------------------------- 551.16(g)

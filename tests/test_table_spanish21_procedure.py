@@ -17,11 +17,7 @@ from controller.table.events import (
     Need,
     Wager,
 )
-from tests.test_table_spanish21 import Dealer
-
-
-def _prompts(d: Dealer) -> list[str]:
-    return [str(e["text"]) for e in d.io.of_type("prompt")]
+from tests.support.spanish21 import Dealer, prompts
 
 
 @pytest.mark.reg("551.8(g)", "635a.7(i)")
@@ -37,7 +33,7 @@ def test_each_decision_gets_its_cards_face_up_and_the_new_total_announced() -> N
     extra = [(e["to"], e["card"], e["face_up"]) for e in d.io.of_type("dealt")][6:]
     assert extra == [(1, "2D", True), (1, "3S", True)]
     # The new total after each card: 5+4=9, +2=11, +3=14.
-    assert _prompts(d)[-3:] == ["BOX 1: 11", "BOX 1: 14", "BOX 3: 11"]
+    assert prompts(d)[-3:] == ["BOX 1: 11", "BOX 1: 14", "BOX 3: 11"]
 
 
 @pytest.mark.reg("635a.7(j)(1)", "551.13(a)")
@@ -84,7 +80,7 @@ def test_the_hole_card_is_turned_after_every_decision_then_the_dealer_draws_anno
     d.card("4S")  # 18: stands
     dealer_cards = [e for e in d.io.of_type("dealt") if e["to"] == "dealer"][2:]
     assert [(e["card"], e["face_up"]) for e in dealer_cards] == [("3S", True), ("4S", True)]
-    assert _prompts(d)[-4:-1] == ["DEALER 11", "DEALER 14", "DEALER 18"]
+    assert prompts(d)[-4:-1] == ["DEALER 11", "DEALER 14", "DEALER 18"]
     assert d.need() is Need.WAGERS
 
 

@@ -28,7 +28,7 @@ from controller.table.events import (
 )
 from controller.table.spanish21 import Spanish21Table
 from drivers import messages as m
-from tests.test_table_spanish21 import Dealer, Spanish21Machine, box
+from tests.support.spanish21 import Dealer, Spanish21Machine, box
 
 SPANISH_DECKS = 6 * 48
 

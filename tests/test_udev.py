@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from drivers.identity import PRODUCT_ID, VENDOR_ID
+from tests.support.paths import ROOT
 from tools.fetch_udev import deb822_sources, debian_mirror, one_line_sources
 from tools.udev_rules import (
     AttributeWrite,
@@ -22,7 +23,6 @@ from tools.udev_rules import (
     parse,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "udev" / "70-tablectl.rules"
 # systemd 254's udevadm (verify came with 254), fetched by `make udevadm`.
 UDEVADM = ROOT / ".venv" / "udev-254" / "bin" / "udevadm"

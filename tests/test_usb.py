@@ -32,7 +32,7 @@ from drivers.usb import UsbAddress, UsbTransport, parse_usb_spec, usb_transport_
 from firmware_sim.endpoint import DeviceEndpoint, Identity
 from firmware_sim.harness import SimProcess
 from firmware_sim.usb_backend import SimUsbBackend
-from tests.conftest import KEY, Drivers, host_frame, next_event
+from tests.support.devices import KEY, Drivers, host_frame, next_event
 
 SERIAL = "SIMRD0001"
 READER = Identity(m.DeviceKind.READER, "SIM-READER", "RD-1", "1.0.0")

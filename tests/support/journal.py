@@ -1,4 +1,4 @@
-"""An in-memory journal: the table's record as a list, for tests and tools."""
+"""An in-memory journal: the table's record as a list."""
 
 from __future__ import annotations
 
