@@ -13,7 +13,7 @@ the table machine.
 The bench is dealer and players but never answers an offer or gives anything up, so
 every offer closes with no answer and the dealer calling the game stays the curator;
 what a player's answer would do is proved at the table in
-``tests/test_table_baccarat_offers.py``.
+``tests/table/test_table_baccarat_offers.py``.
 """
 
 from __future__ import annotations

@@ -64,6 +64,17 @@ def test_markers_cover_their_subsection_and_parents(tmp_path: Path) -> None:
     assert "name no subsection of these texts: 999.9(z)" in page
 
 
+def test_markers_are_read_in_the_test_folders_named_by_their_path(tmp_path: Path) -> None:
+    (tmp_path / "table").mkdir()
+    (tmp_path / "table" / "test_y.py").write_text(
+        "import pytest\n@pytest.mark.reg('999.1(a)')\ndef test_three():\n    pass\n"
+    )
+    (tmp_path / "helpers.py").write_text(
+        "import pytest\n@pytest.mark.reg('999.1(b)')\ndef test_not_a_test_module():\n    pass\n"
+    )
+    assert reg_markers(tmp_path) == {"999.1(a)": ["table/test_y.py::test_three"]}
+
+
 def test_a_subsection_glued_to_a_table_row_is_found() -> None:
     # As in 551.7(e)-(f): "Each matching card of the same suit 12 to 1(f) A Match-...".
     text = "§ 999.1. S.\n(a) A.\n(b) Odds:\nSame suit 12 to 1(c) A third subsection.\n"

@@ -2,7 +2,7 @@
 running out brings about: the discard rack reshuffled mid-round (g), cards drawn in
 error (c)-(e), places missed in the deal (f), (h), a requested card not dealt (i), and
 the partial Double Down Wager (551.11(a)). No I/O: synthetic device events and
-console commands, as in ``tests/test_table_spanish21.py``."""
+console commands, as in ``tests/table/test_table_spanish21.py``."""
 
 from __future__ import annotations
 
