@@ -128,15 +128,16 @@ def test_bad_input_ends_in_one_line_and_status_2(tmp_path: Path) -> None:
         )
         for name, (argv, _) in cases.items()
     }
+    # The installed entry point behaves the same.
     script = Path(sys.executable).with_name("firmware-sim")
-    if script.exists():  # the installed entry point behaves the same
-        procs["entry point"] = subprocess.Popen(
-            [str(script), "shoe", *common, "--cards", "AS ZZ"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        cases["entry point"] = ([], "not a card: 'ZZ'")
+    assert script.exists(), f"{script} missing: install the project (make .venv/.installed-test)"
+    procs["entry point"] = subprocess.Popen(
+        [str(script), "shoe", *common, "--cards", "AS ZZ"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    cases["entry point"] = ([], "not a card: 'ZZ'")
     for name, proc in procs.items():
         _, err = proc.communicate(timeout=10)
         lines = err.strip().splitlines()
