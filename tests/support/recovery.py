@@ -131,6 +131,8 @@ def play(run: Run, steps: Iterable[tuple[str, Any]]) -> None:
 
 
 def baccarat(game: str) -> Any:
+    """A factory of ``game`` tables with the default rules, as ``resume`` takes one."""
+
     def make(journal: Journal, devices: ReaderDevices, **_: object) -> BaccaratTable:
         return BaccaratTable(BaccaratRules.from_dict(game, {}), journal, devices)
 
@@ -138,6 +140,7 @@ def baccarat(game: str) -> Any:
 
 
 def baccarat_hand(run_journal: Journal, devices: Devices, game: str) -> tuple[BaccaratTable, Any]:
+    """A ``game`` table on ``run_journal``, and how to draw it a card by its token."""
     table = baccarat(game)(run_journal, devices)
     ids = itertools.count(1)
 
