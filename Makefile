@@ -32,7 +32,7 @@ run: $(VENV)/.installed
 test: lint systemd-tools udevadm
 	$(BIN)/pytest
 
-# tests/test_systemd_unit.py runs systemd-analyze (and systemd-sysusers); installed
+# tests/daemon/test_systemd_unit.py runs systemd-analyze (and systemd-sysusers); installed
 # like python3-venv above when missing and we are root with apt-get.
 .PHONY: systemd-tools
 systemd-tools:
@@ -41,7 +41,7 @@ systemd-tools:
 	       && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd >/dev/null; } \
 	  || { echo "systemd-analyze is missing: install systemd and retry" >&2; exit 1; }
 
-# tests/test_udev.py runs `udevadm verify` (systemd 254 and later; bookworm has 252) on
+# tests/tools/test_udev.py runs `udevadm verify` (systemd 254 and later; bookworm has 252) on
 # udev/70-tablectl.rules: when it is missing, udev 254 from bookworm-backports is
 # unpacked into .venv/udev-254, where the test looks, without installing it (after the
 # venv, whose creation empties .venv).

@@ -111,7 +111,7 @@ _PREAMBLE = """\
 
 Generated from the machines the tables build (`controller/table/`) by
 `python -m tools.diagrams --write docs/state-machines.md`;
-`tests/test_diagrams.py` fails when this file is stale. Do not edit by hand.
+`tests/tools/test_diagrams.py` fails when this file is stale. Do not edit by hand.
 
 How to read them:
 

@@ -2,7 +2,7 @@
 
     python3 -m tools.fetch_udev DEST        (``make udevadm``: DEST is .venv/udev-254)
 
-tests/test_udev.py checks udev/70-tablectl.rules with ``udevadm verify``, which came
+tests/tools/test_udev.py checks udev/70-tablectl.rules with ``udevadm verify``, which came
 with systemd 254; Debian bookworm has 252, bookworm-backports has 254. The ``udev``
 package is downloaded with apt from the Debian mirror that this machine's own sources
 name, through a private sources list, package lists and cache (the system's sources
