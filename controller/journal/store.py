@@ -28,6 +28,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from drivers import failpoints
+
 APPLICATION_ID = 0x7462_6C63  # "tblc": marks a tablectl journal file
 SCHEMA_VERSION = 1
 GENESIS = "0" * 64  # the "previous hash" of the first row
@@ -155,6 +157,8 @@ class SqliteJournal:
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot write the journal: {exc}") from None
         self._seq, self._prev = seq, digest
+        if failpoints.ARMED:
+            failpoints.reached(f"journal.committed:{entry.get('type')}")
 
     # ------------------------------------------------------------------ reading
 
