@@ -173,6 +173,17 @@ class SqliteJournal:
         for seq, ts, body in cursor:
             yield Row(int(seq), str(ts), json.loads(body))
 
+    def rows_backwards(self, before: int | None = None) -> Iterator[Row]:
+        """The rows from the last (or from the one before ``before``) back to the first,
+        read as they are needed: a reader looking for the latest row of a kind reads no
+        further than it."""
+        limit = self._seq + 1 if before is None else before
+        cursor = self._db.execute(
+            "SELECT seq, ts, body FROM rows WHERE seq < ? ORDER BY seq DESC", (limit,)
+        )
+        for seq, ts, body in cursor:
+            yield Row(int(seq), str(ts), json.loads(body))
+
     def close(self) -> None:
         self._db.close()
 

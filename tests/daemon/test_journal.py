@@ -169,3 +169,13 @@ def test_journal_verify_command(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["journal", "verify", str(tmp_path / "none.db")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such journal" in err
+
+
+def test_rows_are_read_backwards_from_the_end_or_from_a_row(tmp_path: Path) -> None:
+    with SqliteJournal(tmp_path / "journal.db") as journal:
+        for n in range(5):
+            journal.record({"type": "t", "n": n})
+        assert [r.seq for r in journal.rows_backwards()] == [5, 4, 3, 2, 1]
+        assert [r.entry["n"] for r in journal.rows_backwards(before=3)] == [1, 0]
+        backwards = journal.rows_backwards()
+        assert next(backwards).entry == {"type": "t", "n": 4}
