@@ -23,6 +23,7 @@ from controller.rules.baccarat import (
     point,
     result,
     settle,
+    vigorish_collected,
     wager_amount,
 )
 from controller.table.baccarat.machine import Context
@@ -118,17 +119,27 @@ class Round:
             return Refusal(None, f"seat {command.seat} still has wagers down")
         owed, self._ledger = self._ledger.collect(command.seat)
         if owed:  # 545.13(e): collected when the player leaves, if before a new shoe
-            self._vigorish_collected({str(command.seat): owed})
+            self._vigorish_collected({command.seat: owed})
         return None
 
     def collect_vigorish(self) -> None:
         owed, self._ledger = self._ledger.collect_all()
         if owed:  # 545.13(e): deferred vigorish is collected before a new shoe
-            self._vigorish_collected({str(seat): amount for seat, amount in owed})
+            self._vigorish_collected(dict(owed))
 
-    def _vigorish_collected(self, owed: Mapping[str, Decimal]) -> None:
+    def _vigorish_collected(self, owed: Mapping[int, Decimal]) -> None:
+        """The markers' exact amounts owed, and what is collected on each: the whole
+        amount rounded once, as it is collected (545.13(d), ruling R11)."""
+        rules = self._ctx.rules
         self._ctx.record(
-            {"type": "vigorish_collected", "owed": owed, "section": self._ctx.sec.vigorish}
+            {
+                "type": "vigorish_collected",
+                "owed": {str(seat): amount for seat, amount in owed.items()},
+                "collected": {
+                    str(seat): vigorish_collected(amount, rules) for seat, amount in owed.items()
+                },
+                "section": self._ctx.sec.vigorish,
+            }
         )
 
     # ------------------------------------------------------------------ the cards
