@@ -75,6 +75,9 @@ class Round(Part):
         self.peeked = False
         self.revealed = False
         self.acting: int | None = None  # the box the dealer is with (rescue, 551.11(d))
+        # The players' decisions have begun: a Blackjack behind a 2-9 is announced and
+        # paid then (§ 635a.7(h)(1)(i)), so a void leaves it paid (ruling R10).
+        self.decisions_started = False
 
     # ------------------------------------------------------------------ reads
 
@@ -174,6 +177,7 @@ class Round(Part):
 
     def start_decisions(self, item: object) -> None:
         self.acting = None
+        self.decisions_started = True
         for box, hands in sorted(self.hands.items()):
             if hands[0].blackjack:
                 self._table._prompt(f"BOX {box}: BLACKJACK", "635a.7(h)(1)")
