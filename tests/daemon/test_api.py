@@ -40,6 +40,7 @@ from controller.table.events import (
     Relinquish,
     Wager,
 )
+from drivers import messages as m
 from tests.support.paths import ROOT
 from tests.support.tables import Devices
 
@@ -307,6 +308,57 @@ def test_a_bad_type_error_never_echoes_the_value(rig: Rig) -> None:
     reply = client.command("floor_clear", card=["QS"])
     assert (reply["code"], reply["field"]) == ("bad_type", "card")
     assert b"QS" not in client.received  # a floorperson's card may be the hole card
+
+
+# Ruling R16: an amount is written plainly; each of these is no amount at all.
+UNPLAIN_AMOUNTS = [
+    b"1e30",
+    b"1E+30",
+    b"1.5E+999999999",
+    b"1e-400",
+    b"1e400",
+    b"12e0",
+    b"-0.5e1",
+    b'"1e30"',
+    b'"1.5E+999999999"',
+    b'"Infinity"',
+    b'"-Infinity"',
+    b'"sNaN"',
+    b'"0x10"',
+    b'" 5"',
+    b'"5."',
+    b'".5"',
+    b'""',
+    b"[5]",
+    b'{"amount": 5}',
+    b"true",
+]
+
+
+@pytest.mark.parametrize("amount", UNPLAIN_AMOUNTS)
+def test_an_amount_not_written_plainly_is_a_bad_type_error(rig: Rig, amount: bytes) -> None:
+    # Ruling R16: never a crash, never submitted, and the connection stays up.
+    client = rig.client("dealer")
+    head = b'{"v": 1, "id": 4, "op": "command", "name": "wager", "args": {"seat": 1, "bet": '
+    for args in (b'"tie", "amount": ' + amount + b"}}", b'"tie", "amount": 5}}'):
+        client.raw(head + args + b"\n")
+    bad, good = client.recv(), client.recv()
+    assert (bad["type"], bad["code"], bad["field"], bad["id"]) == ("error", "bad_type", "amount", 4)
+    assert "written plainly" in bad["message"]
+    assert good["type"] == "accepted"
+    [(command, _)] = rig.submitted
+    assert command == Wager(1, "tie", 5)
+
+
+def test_a_double_downs_amount_not_written_plainly_is_a_bad_type_error(rig: Rig) -> None:
+    client = rig.client("dealer")
+    reply = client.command("decision", box=1, decision="double", amount="2e1")
+    assert (reply["code"], reply["field"]) == ("bad_type", "amount")
+    client.raw(b'{"v": 1, "op": "command", "name": "decision", "args": {"box": 1, '
+               b'"decision": "double", "amount": 2e1}}\n')  # fmt: skip
+    reply = client.recv()
+    assert (reply["code"], reply["field"]) == ("bad_type", "amount")
+    assert rig.submitted == []
 
 
 @pytest.mark.parametrize(
@@ -697,6 +749,62 @@ def test_the_tables_refusal_is_echoed_to_the_sender(tmp_path: Path) -> None:
         assert [m["seq"] for m in entries] == list(range(3, len(journal) + 1))
         assert [m["entry"] for m in entries] == journal[2:]
         assert "shuffled" in [e["type"] for e in journal[2:]]
+        dealer.close()
+
+
+# Ruling R16: amounts written plainly that the table's chips and limits refuse.
+PLAIN_BUT_NOT_CHIPS = [
+    ("0", "holds no tie wager to withdraw"),
+    ("12.345", "whole number of the table's 1 chips"),
+    ("0.0000001", "whole number"),
+    ("0." + "0" * 399 + "1", "whole number"),
+    ("10001", "maximum wager of 10000"),
+    ("1" + "0" * 30, "maximum wager"),
+    ("1" + "0" * 5000, "maximum wager"),
+    ("-10", "is not an amount"),
+]
+
+
+@pytest.mark.reg("545.8(b)")
+def test_a_plain_amount_the_table_cannot_take_is_its_refusal(tmp_path: Path) -> None:
+    """Daemon-shaped, as above: each amount, written plainly as a JSON number and as a
+    string, reaches the real Baccarat table, which refuses it with the section and
+    ruling R16 and stays as it was; the 1.5E+999999999 that once crashed settlement
+    never gets that far."""
+    commands: queue.Queue[tuple[Command, api.Ticket]] = queue.Queue()
+    seq = iter(range(1, 1_000_000))
+
+    def submit(command: Command, ticket: api.Ticket) -> bool:
+        commands.put_nowait((command, ticket))
+        return True
+
+    server = ApiServer(tmp_path, submit, dealer=ME, floor=ME, events=ME)
+
+    class PublishingJournal:
+        def record(self, entry: Any) -> None:
+            server.publish(next(seq), entry)
+
+    table = BaccaratTable(BaccaratRules.from_dict("baccarat", {}), PublishingJournal(), Devices())
+    table.handle(events.ManualShuffle())
+    for n, token in enumerate(("AS", "2S"), 1):  # the burn: wagering is open
+        table.handle(m.CardDrawn("shoe", n, token[0], token[1], False))
+    with server:
+        dealer = Client(server.path("dealer"))
+        subscribe(dealer)
+        for amount, why in PLAIN_BUT_NOT_CHIPS:
+            for written in (amount.encode(), b'"' + amount.encode() + b'"'):
+                args = b'{"seat": 1, "bet": "tie", "amount": ' + written + b"}"
+                dealer.raw(b'{"v": 1, "op": "command", "name": "wager", "args": ' + args + b"}\n")
+                assert dealer.recv()["type"] == "accepted"
+                command, ticket = commands.get(timeout=TIMEOUT)
+                with server.handling(ticket):
+                    table.handle(command)
+                result = dealer.recv()
+                while result["type"] != "result":
+                    result = dealer.recv()
+                assert (result["outcome"], result["section"]) == ("refused", "545.8(b)")
+                assert why in result["reason"] and "ruling R16" in result["reason"]
+                assert table.state == "wagering" and table.need is events.Need.WAGERS
         dealer.close()
 
 

@@ -1,6 +1,6 @@
 """Settling a Baccarat or Midibaccarat seat's wagers (545.8, 545.13), the vigorish and
-its rounding when it is collected (545.13(c)-(f), ruling R11), the ledger of deferred vigorish (545.13(e))
-and the order the layout is settled (545.12(b)).
+its rounding when it is collected (545.13(c)-(f), ruling R11), the ledger of deferred
+vigorish (545.13(e)) and the order the layout is settled (545.12(b)).
 
 Money is ``Decimal`` in currency units (dollars, as the bench scenarios give wagers):
 the rounding of 545.13(d) / 543.13(d) is stated in cents, and a 5% vigorish on an

@@ -78,6 +78,12 @@ from controller.rules.spanish21.settlement import (
     settlement_steps,
     super_bonus,
 )
+from controller.rules.spanish21.voids import (
+    SideWager,
+    VoidedBox,
+    settled_before_void,
+    void_box,
+)
 from controller.rules.spanish21.wagers import (
     check_insurance,
     check_match_the_dealer,
@@ -89,12 +95,6 @@ from controller.rules.spanish21.wagers import (
     match_the_dealer_net,
     match_the_dealer_order,
     may_wager,
-)
-from controller.rules.spanish21.voids import (
-    SideWager,
-    VoidedBox,
-    settled_before_void,
-    void_box,
 )
 
 __all__ = [
