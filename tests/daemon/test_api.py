@@ -691,29 +691,40 @@ def test_a_slow_subscriber_is_dropped_without_delaying_publish(
     assert notice["missed_from"] > seqs[-1]
 
 
-def test_the_tables_refusal_is_echoed_to_the_sender(tmp_path: Path) -> None:
-    """Daemon-shaped: commands go through a queue to the thread that owns a real Baccarat
-    table, whose journal publishes each entry with its sequence number."""
-    commands: queue.Queue[tuple[Command, api.Ticket]] = queue.Queue()
-    journal: list[dict[str, object]] = []
+class DaemonShaped:
+    """Commands go through a queue to the thread that owns a real Baccarat table (the
+    test's own, one command at a time), whose journal publishes each entry with its
+    sequence number, as the daemon wires them."""
 
-    def submit(command: Command, ticket: api.Ticket) -> bool:
-        commands.put_nowait((command, ticket))
+    def __init__(self, runtime_dir: Path) -> None:
+        self.commands: queue.Queue[tuple[Command, api.Ticket]] = queue.Queue()
+        self.journal: list[dict[str, object]] = []
+        self.server = ApiServer(runtime_dir, self._submit, dealer=ME, floor=ME, events=ME)
+        self.table = BaccaratTable(BaccaratRules.from_dict("baccarat", {}), self, Devices())
+
+    def _submit(self, command: Command, ticket: api.Ticket) -> bool:
+        self.commands.put_nowait((command, ticket))
         return True
 
-    server = ApiServer(tmp_path, submit, dealer=ME, floor=ME, events=ME)
+    def record(self, entry: Any) -> None:  # the table's journal
+        self.journal.append(dict(entry))
+        self.server.publish(len(self.journal), entry)
 
-    class PublishingJournal:
-        def record(self, entry: Any) -> None:
-            journal.append(dict(entry))
-            server.publish(len(journal), entry)
+    def serve_one(self) -> None:
+        command, ticket = self.commands.get(timeout=TIMEOUT)
+        with self.server.handling(ticket):
+            self.table.handle(command)
 
-    def serve_one() -> None:
-        command, ticket = commands.get(timeout=TIMEOUT)
-        with server.handling(ticket):
-            table.handle(command)
 
-    table = BaccaratTable(BaccaratRules.from_dict("baccarat", {}), PublishingJournal(), Devices())
+def test_the_tables_refusal_is_echoed_to_the_sender(tmp_path: Path) -> None:
+    """Daemon-shaped (``DaemonShaped``)."""
+    shaped = DaemonShaped(tmp_path)
+    server, table, journal, serve_one = (
+        shaped.server,
+        shaped.table,
+        shaped.journal,
+        shaped.serve_one,
+    )
     with server:
         dealer = Client(server.path("dealer"))
         subscribe(dealer)
@@ -771,20 +782,8 @@ def test_a_plain_amount_the_table_cannot_take_is_its_refusal(tmp_path: Path) -> 
     string, reaches the real Baccarat table, which refuses it with the section and
     ruling R16 and stays as it was; the 1.5E+999999999 that once crashed settlement
     never gets that far."""
-    commands: queue.Queue[tuple[Command, api.Ticket]] = queue.Queue()
-    seq = iter(range(1, 1_000_000))
-
-    def submit(command: Command, ticket: api.Ticket) -> bool:
-        commands.put_nowait((command, ticket))
-        return True
-
-    server = ApiServer(tmp_path, submit, dealer=ME, floor=ME, events=ME)
-
-    class PublishingJournal:
-        def record(self, entry: Any) -> None:
-            server.publish(next(seq), entry)
-
-    table = BaccaratTable(BaccaratRules.from_dict("baccarat", {}), PublishingJournal(), Devices())
+    shaped = DaemonShaped(tmp_path)
+    server, table = shaped.server, shaped.table
     table.handle(events.ManualShuffle())
     for n, token in enumerate(("AS", "2S"), 1):  # the burn: wagering is open
         table.handle(m.CardDrawn("shoe", n, token[0], token[1], False))
@@ -796,9 +795,7 @@ def test_a_plain_amount_the_table_cannot_take_is_its_refusal(tmp_path: Path) -> 
                 args = b'{"seat": 1, "bet": "tie", "amount": ' + written + b"}"
                 dealer.raw(b'{"v": 1, "op": "command", "name": "wager", "args": ' + args + b"}\n")
                 assert dealer.recv()["type"] == "accepted"
-                command, ticket = commands.get(timeout=TIMEOUT)
-                with server.handling(ticket):
-                    table.handle(command)
+                shaped.serve_one()
                 result = dealer.recv()
                 while result["type"] != "result":
                     result = dealer.recv()

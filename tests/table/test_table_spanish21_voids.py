@@ -157,3 +157,20 @@ def test_a_dead_box_and_its_match_the_dealer_wager_go_back_with_the_void() -> No
     (end,) = d.rounds()
     assert box(end, 2)["match_the_dealer_net"] == 0 and _outcomes(end, 2) == [("dead", 0)]
     assert end["returned"] == {"1": 10, "2": 30, "3": 10}
+
+
+@pytest.mark.reg("551.16(b)", "551.7(b)")
+def test_wagers_of_a_round_not_dealt_go_back_with_their_match_the_dealer() -> None:
+    # Ruling R10: a second ten between rounds ends the shoe before the round is dealt;
+    # everything on the layout goes back, the Match-the-Dealer wager too.
+    d = Dealer()
+    d.open()
+    d.do(Wager(1, "spanish21", 10))
+    d.do(Wager(1, "match_the_dealer", 5))
+    d.do(Wager(2, "spanish21", 25))
+    for ten in ("TD", "TS"):
+        d.cards([ten])
+        d.do(FloorClear())
+    (returned,) = d.io.of_type("wagers_returned")
+    assert returned["returned"] == {"1": 15, "2": 25}
+    assert not d.rounds() and d.need() is Need.SHUFFLE

@@ -348,13 +348,15 @@ class Wagers(Part):
     # ------------------------------------------------------------------ the round's end
 
     def return_unplayed(self, reason: str) -> None:
-        """A void before the round was dealt: its wagers go back."""
+        """A void before the round was dealt: every wager on the layout goes back, each
+        box's Match-the-Dealer with its wager (ruling R10)."""
         if self.basic:
+            returned = {str(b): a + self.match.get(b, 0) for b, a in sorted(self.basic.items())}
             self._table._record(
                 {
                     "type": "wagers_returned",
                     "round": self._table.round,
-                    "returned": {str(b): a for b, a in sorted(self.basic.items())},
+                    "returned": returned,
                     "reason": reason,
                 }
             )
