@@ -16,7 +16,7 @@ import re
 from decimal import Decimal
 from typing import Final
 
-CENT: Final = Decimal("0.01")  # the smallest amount the chapters name (545.13(d), 543.13(d))
+CENT: Final = Decimal("0.01")  # options are whole cents, as 545.13(d), 543.13(d) count money
 CEILING: Final = Decimal(10) ** 9  # above any table's limit; payouts stay exact below it
 DEFAULT_CHIP_UNIT: Final = Decimal(1)
 DEFAULT_MAX_WAGER: Final = Decimal(10_000)
