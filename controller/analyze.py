@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     counts = deal_counts(rules.decks)
     edges = {bet: house_edge(counts, bet, rules) for bet in BETS}
     if args.json:
-        print(json.dumps(_report(rules, counts, edges), indent=2))
+        # default=str: amounts (the chip unit, the maximum wager) exact, as the journal has them
+        print(json.dumps(_report(rules, counts, edges), indent=2, default=str))
     else:
         print(_table(rules, counts, edges))
     return EXIT_OK

@@ -154,7 +154,10 @@ def _whole(value: object) -> bool:
 
 
 def _as_amount(value: object) -> object:
-    if _whole(value) or (isinstance(value, Decimal) and value.is_finite()):
+    """An amount written plainly (ruling R16): a JSON whole number, a JSON number with a
+    point, or a decimal string ("12.50"). An exponent, NaN, an infinity, true or false is
+    none; the table then holds a plain amount to its chips and its limits."""
+    if _whole(value) or isinstance(value, Decimal):  # wire: a Decimal is written plainly
         return value
     if isinstance(value, str) and _AMOUNT_TEXT.fullmatch(value):
         return Decimal(value)
@@ -172,7 +175,10 @@ _EXPECTED = {
     _Kind.INT: "a whole number",
     _Kind.STR: "a string",
     _Kind.BOOL: "true or false",
-    _Kind.AMOUNT: 'an amount (a JSON number or a decimal string such as "12.50")',
+    _Kind.AMOUNT: (
+        "an amount written plainly (a JSON number without an exponent, or a decimal string "
+        'such as "12.50")'
+    ),
 }
 
 

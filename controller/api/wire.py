@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 
 VERSION = 1
@@ -47,11 +48,37 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not a JSON number")
 
 
+@dataclass(frozen=True, slots=True)
+class ExponentNumber:
+    """A JSON number written with an exponent (``1e30``), kept as written: no field takes
+    one, and an amount is written plainly (ruling R16), so it never becomes a value a
+    field could mistake for its own."""
+
+    text: str
+
+
+def _number(text: str) -> Decimal | ExponentNumber:
+    """A JSON number with a point or an exponent: exact, as written."""
+    return ExponentNumber(text) if "e" in text or "E" in text else Decimal(text)
+
+
+def _integer(text: str) -> int | Decimal:
+    """A JSON whole number; one too long for an int (over 4,300 digits) stays exact as a
+    Decimal, so the table, not the parser, says it is too large."""
+    try:
+        return int(text)
+    except ValueError:
+        return Decimal(text)
+
+
 def parse(line: bytes) -> dict[str, object]:
     """The request ``line`` holds: one JSON object, its numbers exact."""
     try:
         request = json.loads(
-            line.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant
+            line.decode("utf-8"),
+            parse_float=_number,
+            parse_int=_integer,
+            parse_constant=_reject_constant,
         )
     except (UnicodeDecodeError, ValueError, RecursionError):  # too deep: not served
         raise Refused("bad_json", "a request is one JSON object on one line") from None

@@ -11,7 +11,7 @@ from controller.bench.dry_run import DryRun
 from controller.bench.faults import read_faults
 from controller.bench.rounds import baccarat_rounds, read_players, spanish_rounds
 from controller.bench.scenario import DEFAULT_CUT_AT, SPANISH21, Scenario, ScenarioError
-from controller.bench.values import whole
+from controller.bench.values import WrittenNumber, whole
 from controller.games import NAMES, Rules
 from controller.games import game as registered
 from controller.rules.cards import CUT, CardError, card, check_composition
@@ -56,13 +56,13 @@ def load_scenario(path: str) -> Scenario:
     rates, unplugs, irregularities = read_faults(
         data.get("faults", []), shoe is None or shuffler, spanish, rules.decks * per_deck
     )
-    if not spanish:
-        rounds = baccarat_rounds(data.get("rounds", []), game)
+    if not isinstance(rules, Spanish21Rules):
+        rounds = baccarat_rounds(data.get("rounds", []), rules)
         return Scenario(
             game, rules, shoe, seed, cut_at, rounds, rates, unplugs, [], irregularities, shuffler
         )
     players = read_players(data.get("players", {}), "players")
-    scripts = spanish_rounds(data.get("rounds", []), players)
+    scripts = spanish_rounds(data.get("rounds", []), players, rules)
     scenario = Scenario(
         game, rules, shoe, seed, cut_at, [], rates, unplugs, scripts, irregularities, shuffler
     )
@@ -79,15 +79,31 @@ def _read(path: str) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ScenarioError("the scenario is not UTF-8 text") from None
     try:
-        data = json.loads(text)
+        # A number with a point or an exponent keeps its text: an amount is written
+        # plainly (ruling R16), and the amounts are read from their digits.
+        data = json.loads(text, parse_float=WrittenNumber, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"not valid JSON: {exc}") from None
+    except ValueError as exc:  # NaN or Infinity, or an int() of too many digits
+        raise ScenarioError(f"not valid JSON: {_number_problem(exc)}") from None
+    except RecursionError:
+        raise ScenarioError("not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise ScenarioError("a scenario is a JSON object")
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         raise ScenarioError(f"unknown key {unknown[0]!r}; expected {', '.join(sorted(_KEYS))}")
     return data
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _number_problem(exc: ValueError) -> str:
+    if "is not a JSON number" in str(exc):
+        return str(exc)
+    return "a whole number of more than 4300 digits"  # int()'s limit (sys.int_info)
 
 
 def _game_and_rules(data: dict[str, Any]) -> tuple[str, Rules]:

@@ -27,6 +27,9 @@ from controller.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
 DEFAULT_RESULT_TIMEOUT: Final = 10.0  # seconds for the table to handle a sent command
 _WHOLE: Final = re.compile(r"-?[0-9]+")
+# A whole number longer than this goes as its text: int() may refuse it (Python's limit
+# on converting digits, 4,300 by default), and the daemon says what it is (ruling R16).
+_INT_DIGITS: Final = 640
 
 
 def send(args: argparse.Namespace, out: TextIO) -> int:
@@ -106,11 +109,19 @@ def _pairs(fields: Sequence[str]) -> dict[str, str]:
     return pairs
 
 
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _args_json(text: str) -> str:
     try:
-        value = json.loads(text)
-    except ValueError:
-        raise ClientError("--json is not valid JSON", EXIT_USAGE) from None
+        # Numbers are only looked at, never converted: the daemon reads them exactly.
+        value = json.loads(text, parse_int=str, parse_float=str, parse_constant=_reject_constant)
+    except ValueError as exc:
+        why = f": {exc}" if "is not a JSON number" in str(exc) else ""
+        raise ClientError(f"--json is not valid JSON{why}", EXIT_USAGE) from None
+    except RecursionError:
+        raise ClientError("--json is nested too deeply", EXIT_USAGE) from None
     if not isinstance(value, dict):
         raise ClientError("--json must be a JSON object of the command's fields", EXIT_USAGE)
     # Strict JSON has no raw line breaks inside strings: any is whitespace between tokens.
@@ -125,8 +136,10 @@ def _typed(value: str, field: Any) -> object:
     if value == "null" and field.get("null"):
         return None
     kind = field.get("type")
-    if kind in ("int", "amount") and _WHOLE.fullmatch(value):
+    if kind in ("int", "amount") and _WHOLE.fullmatch(value) and len(value) <= _INT_DIGITS:
         return int(value)
     if kind == "bool" and value in ("true", "false"):
         return value == "true"
-    return value  # a str, a decimal amount ("12.50"), or a value the API refuses
+    # A str, an amount as a decimal string ("12.50", read exactly by the daemon), or a
+    # value the API refuses ("1e30": an amount is written plainly, ruling R16).
+    return value

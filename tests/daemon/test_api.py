@@ -40,6 +40,7 @@ from controller.table.events import (
     Relinquish,
     Wager,
 )
+from drivers import messages as m
 from tests.support.paths import ROOT
 from tests.support.tables import Devices
 
@@ -307,6 +308,57 @@ def test_a_bad_type_error_never_echoes_the_value(rig: Rig) -> None:
     reply = client.command("floor_clear", card=["QS"])
     assert (reply["code"], reply["field"]) == ("bad_type", "card")
     assert b"QS" not in client.received  # a floorperson's card may be the hole card
+
+
+# Ruling R16: an amount is written plainly; each of these is no amount at all.
+UNPLAIN_AMOUNTS = [
+    b"1e30",
+    b"1E+30",
+    b"1.5E+999999999",
+    b"1e-400",
+    b"1e400",
+    b"12e0",
+    b"-0.5e1",
+    b'"1e30"',
+    b'"1.5E+999999999"',
+    b'"Infinity"',
+    b'"-Infinity"',
+    b'"sNaN"',
+    b'"0x10"',
+    b'" 5"',
+    b'"5."',
+    b'".5"',
+    b'""',
+    b"[5]",
+    b'{"amount": 5}',
+    b"true",
+]
+
+
+@pytest.mark.parametrize("amount", UNPLAIN_AMOUNTS)
+def test_an_amount_not_written_plainly_is_a_bad_type_error(rig: Rig, amount: bytes) -> None:
+    # Ruling R16: never a crash, never submitted, and the connection stays up.
+    client = rig.client("dealer")
+    head = b'{"v": 1, "id": 4, "op": "command", "name": "wager", "args": {"seat": 1, "bet": '
+    for args in (b'"tie", "amount": ' + amount + b"}}", b'"tie", "amount": 5}}'):
+        client.raw(head + args + b"\n")
+    bad, good = client.recv(), client.recv()
+    assert (bad["type"], bad["code"], bad["field"], bad["id"]) == ("error", "bad_type", "amount", 4)
+    assert "written plainly" in bad["message"]
+    assert good["type"] == "accepted"
+    [(command, _)] = rig.submitted
+    assert command == Wager(1, "tie", 5)
+
+
+def test_a_double_downs_amount_not_written_plainly_is_a_bad_type_error(rig: Rig) -> None:
+    client = rig.client("dealer")
+    reply = client.command("decision", box=1, decision="double", amount="2e1")
+    assert (reply["code"], reply["field"]) == ("bad_type", "amount")
+    client.raw(b'{"v": 1, "op": "command", "name": "decision", "args": {"box": 1, '
+               b'"decision": "double", "amount": 2e1}}\n')  # fmt: skip
+    reply = client.recv()
+    assert (reply["code"], reply["field"]) == ("bad_type", "amount")
+    assert rig.submitted == []
 
 
 @pytest.mark.parametrize(
@@ -639,29 +691,40 @@ def test_a_slow_subscriber_is_dropped_without_delaying_publish(
     assert notice["missed_from"] > seqs[-1]
 
 
-def test_the_tables_refusal_is_echoed_to_the_sender(tmp_path: Path) -> None:
-    """Daemon-shaped: commands go through a queue to the thread that owns a real Baccarat
-    table, whose journal publishes each entry with its sequence number."""
-    commands: queue.Queue[tuple[Command, api.Ticket]] = queue.Queue()
-    journal: list[dict[str, object]] = []
+class DaemonShaped:
+    """Commands go through a queue to the thread that owns a real Baccarat table (the
+    test's own, one command at a time), whose journal publishes each entry with its
+    sequence number, as the daemon wires them."""
 
-    def submit(command: Command, ticket: api.Ticket) -> bool:
-        commands.put_nowait((command, ticket))
+    def __init__(self, runtime_dir: Path) -> None:
+        self.commands: queue.Queue[tuple[Command, api.Ticket]] = queue.Queue()
+        self.journal: list[dict[str, object]] = []
+        self.server = ApiServer(runtime_dir, self._submit, dealer=ME, floor=ME, events=ME)
+        self.table = BaccaratTable(BaccaratRules.from_dict("baccarat", {}), self, Devices())
+
+    def _submit(self, command: Command, ticket: api.Ticket) -> bool:
+        self.commands.put_nowait((command, ticket))
         return True
 
-    server = ApiServer(tmp_path, submit, dealer=ME, floor=ME, events=ME)
+    def record(self, entry: Any) -> None:  # the table's journal
+        self.journal.append(dict(entry))
+        self.server.publish(len(self.journal), entry)
 
-    class PublishingJournal:
-        def record(self, entry: Any) -> None:
-            journal.append(dict(entry))
-            server.publish(len(journal), entry)
+    def serve_one(self) -> None:
+        command, ticket = self.commands.get(timeout=TIMEOUT)
+        with self.server.handling(ticket):
+            self.table.handle(command)
 
-    def serve_one() -> None:
-        command, ticket = commands.get(timeout=TIMEOUT)
-        with server.handling(ticket):
-            table.handle(command)
 
-    table = BaccaratTable(BaccaratRules.from_dict("baccarat", {}), PublishingJournal(), Devices())
+def test_the_tables_refusal_is_echoed_to_the_sender(tmp_path: Path) -> None:
+    """Daemon-shaped (``DaemonShaped``)."""
+    shaped = DaemonShaped(tmp_path)
+    server, table, journal, serve_one = (
+        shaped.server,
+        shaped.table,
+        shaped.journal,
+        shaped.serve_one,
+    )
     with server:
         dealer = Client(server.path("dealer"))
         subscribe(dealer)
@@ -697,6 +760,48 @@ def test_the_tables_refusal_is_echoed_to_the_sender(tmp_path: Path) -> None:
         assert [m["seq"] for m in entries] == list(range(3, len(journal) + 1))
         assert [m["entry"] for m in entries] == journal[2:]
         assert "shuffled" in [e["type"] for e in journal[2:]]
+        dealer.close()
+
+
+# Ruling R16: amounts written plainly that the table's chips and limits refuse.
+PLAIN_BUT_NOT_CHIPS = [
+    ("0", "holds no tie wager to withdraw"),
+    ("12.345", "whole number of the table's 1 chips"),
+    ("0.0000001", "whole number"),
+    ("0." + "0" * 399 + "1", "whole number"),
+    ("10001", "maximum wager of 10000"),
+    ("1" + "0" * 30, "maximum wager"),
+    ("1" + "0" * 5000, "maximum wager"),
+    ("-10", "is not an amount"),
+]
+
+
+@pytest.mark.reg("545.8(b)")
+def test_a_plain_amount_the_table_cannot_take_is_its_refusal(tmp_path: Path) -> None:
+    """Daemon-shaped, as above: each amount, written plainly as a JSON number and as a
+    string, reaches the real Baccarat table, which refuses it with the section and
+    ruling R16 and stays as it was; the 1.5E+999999999 that once crashed settlement
+    never gets that far."""
+    shaped = DaemonShaped(tmp_path)
+    server, table = shaped.server, shaped.table
+    table.handle(events.ManualShuffle())
+    for n, token in enumerate(("AS", "2S"), 1):  # the burn: wagering is open
+        table.handle(m.CardDrawn("shoe", n, token[0], token[1], False))
+    with server:
+        dealer = Client(server.path("dealer"))
+        subscribe(dealer)
+        for amount, why in PLAIN_BUT_NOT_CHIPS:
+            for written in (amount.encode(), b'"' + amount.encode() + b'"'):
+                args = b'{"seat": 1, "bet": "tie", "amount": ' + written + b"}"
+                dealer.raw(b'{"v": 1, "op": "command", "name": "wager", "args": ' + args + b"}\n")
+                assert dealer.recv()["type"] == "accepted"
+                shaped.serve_one()
+                result = dealer.recv()
+                while result["type"] != "result":
+                    result = dealer.recv()
+                assert (result["outcome"], result["section"]) == ("refused", "545.8(b)")
+                assert why in result["reason"] and "ruling R16" in result["reason"]
+                assert table.state == "wagering" and table.need is events.Need.WAGERS
         dealer.close()
 
 

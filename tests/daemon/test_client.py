@@ -27,7 +27,8 @@ from controller.daemon.wiring import PublishingJournal
 from controller.journal import SqliteJournal
 from controller.rules.baccarat import BaccaratRules
 from controller.table.baccarat import BaccaratTable
-from controller.table.events import Command, Wager
+from controller.table.events import Command, ManualShuffle, Wager
+from drivers import messages as m
 from tests.support.tables import Devices
 
 ME = Access(uids=(os.getuid(),))
@@ -46,6 +47,8 @@ class TableBehindApi:
         self.journal_path = runtime_dir / "journal.db"
         self.commands: queue.Queue[tuple[Command, Ticket]] = queue.Queue()
         self.handled: list[Command] = []
+        self.events: queue.Queue[Command | m.Event] = queue.Queue()  # not through the API
+        self.state = ""
         self.server = ApiServer(runtime_dir, self._submit, dealer=ME, floor=ME, events=ME)
         self._stop = threading.Event()
         self._ready = threading.Event()
@@ -54,6 +57,16 @@ class TableBehindApi:
     def _submit(self, command: Command, ticket: Ticket) -> bool:
         self.commands.put_nowait((command, ticket))
         return True
+
+    def open(self) -> None:
+        """Cards shuffled by hand and burned, as the shoe reports them: wagering is open."""
+        self.events.put_nowait(ManualShuffle())
+        for n, token in enumerate(("AS", "2S"), 1):
+            self.events.put_nowait(m.CardDrawn("shoe", n, token[0], token[1], False))
+        deadline = time.monotonic() + TIMEOUT
+        while not self.events.empty() or self.state != "wagering":
+            assert time.monotonic() < deadline, "the table did not open for wagers"
+            time.sleep(0.01)
 
     def __enter__(self) -> TableBehindApi:
         self.server.start()
@@ -73,6 +86,9 @@ class TableBehindApi:
         self._ready.set()
         try:
             while not self._stop.is_set():
+                while not self.events.empty():
+                    table.handle(self.events.get_nowait())
+                self.state = str(table.state)
                 try:
                     command, ticket = self.commands.get(timeout=0.02)
                 except queue.Empty:
@@ -223,6 +239,68 @@ def test_bad_input_is_one_line_exit_2_and_nothing_reaches_the_table(
     assert (code, out) == (EXITS["usage"], "")
     assert message in one_line(err)
     assert table.handled == [] and table.commands.empty()
+
+
+# Ruling R16: amounts not written plainly, each refused in one line, exit 2, before the
+# table: by the API's field conversion (bad_type), or by send itself for --json.
+UNPLAIN = [
+    (("amount=1e30",), "must be an amount written plainly"),
+    (("amount=1.5E+999999999",), "must be an amount written plainly"),
+    (("amount=1e-400",), "must be an amount written plainly"),
+    (("amount=1e400",), "must be an amount written plainly"),
+    (("amount=NaN",), "must be an amount written plainly"),
+    (("amount=inf",), "must be an amount written plainly"),
+    (("amount=12,50",), "must be an amount written plainly"),
+    (("amount=",), "must be an amount written plainly"),
+    (("--json", '{"seat": 1, "bet": "tie", "amount": 1e30}'), "must be an amount written plainly"),
+    (("--json", '{"seat": 1, "bet": "tie", "amount": 1.5E+999999999}'), "(bad_type)"),
+    (("--json", '{"seat": 1, "bet": "tie", "amount": 1e-400}'), "(bad_type)"),
+    (("--json", '{"seat": 1, "bet": "tie", "amount": NaN}'), "NaN is not a JSON number"),
+    (("--json", '{"seat": 1, "bet": "tie", "amount": -Infinity}'), "-Infinity is not a JSON"),
+    (("--json", '{"amount": ' + "[" * 100_000), "--json is nested too deeply"),
+]
+
+
+@pytest.mark.parametrize(("fields", "message"), UNPLAIN)
+def test_an_amount_not_written_plainly_is_one_line_exit_2(
+    table: TableBehindApi,
+    capsys: pytest.CaptureFixture[str],
+    fields: tuple[str, ...],
+    message: str,
+) -> None:
+    pairs = () if fields[0] == "--json" else ("seat=1", "bet=tie")
+    code, out, err = tablectl(
+        capsys, "send", "wager", *pairs, *fields, runtime_dir=table.runtime_dir
+    )
+    assert (code, out) == (EXITS["usage"], "")
+    assert message in one_line(err)
+    assert table.handled == [] and table.commands.empty()
+
+
+@pytest.mark.reg("545.8(b)")
+@pytest.mark.parametrize(
+    ("amount", "why"),
+    [
+        ("12.345", "not a whole number of the table's 1 chips"),
+        ("0.0000001", "not a whole number"),
+        ("0", "holds no tie wager to withdraw"),
+        ("-5", "is not an amount"),
+        ("10001", "over the table's maximum wager of 10000"),
+        pytest.param("1" + "0" * 5000, "over the table's maximum", id="5001-digits"),
+    ],
+)
+def test_a_plain_amount_that_is_not_the_tables_chips_is_its_refusal_exit_3(
+    table: TableBehindApi, capsys: pytest.CaptureFixture[str], amount: str, why: str
+) -> None:
+    # Ruling R16: sent as key=value (even a number int() would refuse) and as --json.
+    table.open()
+    args = json.dumps({"seat": 1, "bet": "tie", "amount": amount}).replace(f'"{amount}"', amount)
+    for fields in (("seat=1", "bet=tie", f"amount={amount}"), ("--json", args)):
+        code, out, err = tablectl(capsys, "send", "wager", *fields, runtime_dir=table.runtime_dir)
+        assert (code, err) == (EXITS["refused"], "")
+        assert out.startswith("refused: wager: ") and why in out
+        assert "(ruling R16) (545.8(b); ticket" in out
+    assert table.state == "wagering" and len(table.handled) == 2
 
 
 def test_a_typed_card_is_never_echoed(

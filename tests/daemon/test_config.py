@@ -143,6 +143,11 @@ TABLE_KEYS = "id, game, gaming_day_starts, timezone"
 SERIAL_KEYS = "path, key_file, approved_firmware"
 READER_KEYS = "usb, key_file, approved_firmware, reveals_hole_card"
 
+# Ruling R16: the one line for a chip unit or maximum wager that is not a sane amount.
+NOT_CHIPS = (
+    "is not an amount of chips: more than 0, in whole cents, at most 1,000,000,000 by ruling R16"
+)
+
 CASES: list[tuple[str, str, str, str, str]] = [
     # (case, base, old text, new text, the error after "FILE: ")
     # Unknown keys, at every level.
@@ -208,7 +213,8 @@ CASES: list[tuple[str, str, str, str, str]] = [
         "[table]",
         "[rules]\ntie_odd = 9\n[table]",
         "rules.tie_odd: unknown option; expected one of decks, commission, tie_odds, dealing, "
-        "vigorish_collection, vigorish, vigorish_rounding (Rules Submission, 521.2)",
+        "vigorish_collection, vigorish, vigorish_rounding, chip_unit, max_wager (Rules "
+        "Submission, 521.2)",
     ),
     # Missing keys.
     (
@@ -534,6 +540,105 @@ CASES: list[tuple[str, str, str, str, str]] = [
         "decks = 7",
         "rules.decks: 7 is not allowed; Spanish 21 is played with six or eight decks (551.3(a))",
     ),
+    # Amounts are chips (ruling R16): the table's smallest chip and its maximum wager.
+    (
+        "maximum wager of 0",
+        SPANISH21,
+        "decks = 6",
+        "decks = 6\nmax_wager = 0",
+        f"rules.max_wager: 0 {NOT_CHIPS} (551.6(e))",
+    ),
+    (
+        "negative maximum wager",
+        SPANISH21,
+        "decks = 6",
+        "decks = 6\nmax_wager = -500",
+        f"rules.max_wager: -500 {NOT_CHIPS} (551.6(e))",
+    ),
+    (
+        "maximum wager in tenths of a cent",
+        SPANISH21,
+        "decks = 6",
+        "decks = 6\nmax_wager = 12.345",
+        f"rules.max_wager: 12.345 {NOT_CHIPS} (551.6(e))",
+    ),
+    (
+        "maximum wager too large",
+        SPANISH21,
+        "decks = 6",
+        "decks = 6\nmax_wager = 1e30",
+        f"rules.max_wager: 1E+30 {NOT_CHIPS} (551.6(e))",
+    ),
+    (
+        "maximum wager of infinity",
+        SPANISH21,
+        "decks = 6",
+        "decks = 6\nmax_wager = inf",
+        'rules.max_wager: expected an amount such as 100 or "2.50", got inf (551.6(e))',
+    ),
+    (
+        "maximum wager of nan",
+        SPANISH21,
+        "decks = 6",
+        "decks = 6\nmax_wager = nan",
+        'rules.max_wager: expected an amount such as 100 or "2.50", got nan (551.6(e))',
+    ),
+    (
+        "maximum wager as an exponent string",
+        SPANISH21,
+        "decks = 6",
+        'decks = 6\nmax_wager = "1e3"',
+        "rules.max_wager: expected an amount such as 100 or \"2.50\", got '1e3' (551.6(e))",
+    ),
+    (
+        "maximum wager true",
+        SPANISH21,
+        "decks = 6",
+        "decks = 6\nmax_wager = true",
+        'rules.max_wager: expected an amount such as 100 or "2.50", got True (551.6(e))',
+    ),
+    (
+        "chip unit underflowing to 0",
+        SPANISH21,
+        "decks = 6",
+        "decks = 6\nchip_unit = 1e-400",
+        f"rules.chip_unit: 0.0 {NOT_CHIPS} (551.10(b))",
+    ),
+    (
+        "chip unit of a tenth of a cent",
+        SPANISH21,
+        "decks = 6",
+        'decks = 6\nchip_unit = "0.001"',
+        f"rules.chip_unit: 0.001 {NOT_CHIPS} (551.10(b))",
+    ),
+    (
+        "chip unit over the maximum wager",
+        SPANISH21,
+        "decks = 6",
+        "decks = 6\nchip_unit = 25\nmax_wager = 10",
+        "rules.chip_unit: 25 is more than the maximum wager 10 by ruling R16 (551.10(b))",
+    ),
+    (
+        "maximum wager not in chips",
+        SPANISH21,
+        "decks = 6",
+        "decks = 6\nchip_unit = 5\nmax_wager = 12",
+        "rules.max_wager: 12 is not a whole number of 5 chips by ruling R16 (551.6(e))",
+    ),
+    (
+        "baccarat chip unit of 0",
+        BACCARAT,
+        "[table]",
+        '[rules]\nchip_unit = "0"\n[table]',
+        f"rules.chip_unit: 0 {NOT_CHIPS} (545.8(b))",
+    ),
+    (
+        "midibaccarat maximum wager as text",
+        BACCARAT.replace('"baccarat"', '"midibaccarat"'),
+        "[table]",
+        '[rules]\nmax_wager = "10,000"\n[table]',
+        "rules.max_wager: expected an amount such as 100 or \"2.50\", got '10,000' (543.8(b))",
+    ),
     # The devices against the game.
     (
         "reader at a baccarat table",
@@ -683,6 +788,7 @@ def test_the_midibaccarat_example_loads() -> None:
         dealing="banker_under_shoe",
         vigorish="tie_25",
         vigorish_rounding=True,
+        max_wager=Decimal(5000),
     )
     assert config.devices.shuffler is None
     assert config.api.floor == SocketAccess("tablectl-floor", ("floor-ann", "floor-raj", 1207), ())
@@ -692,7 +798,7 @@ def test_the_midibaccarat_example_loads() -> None:
 def test_the_spanish21_example_loads() -> None:
     config = load_config(EXAMPLES / "spanish21.toml", check_files=False)
     assert config.rules == Spanish21Rules(
-        decks=6, match_the_dealer_max=Decimal(100), boxes_per_player=2
+        decks=6, match_the_dealer_max=Decimal(100), boxes_per_player=2, max_wager=Decimal(1000)
     )
     assert config.devices.reader is not None
     assert config.devices.reader.usb == UsbAddress(0x1209, 0x0001, "RD000417")

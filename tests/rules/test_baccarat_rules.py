@@ -644,14 +644,15 @@ def test_settlement_is_exact(
     assert s.tie == (t * r.tie_odds if outcome == "tie" else -t)
     exact = {"banker": b * r.commission / 100, "tie": b / 4 if r.vigorish == "tie_25" else 0}
     owed = D(exact.get(outcome, 0))
-    if r.vigorish_rounding and owed:
+    deferred = owed > 0 and r.vigorish_collection == "deferred"
+    if r.vigorish_rounding and owed and not deferred:  # ruling R11: rounded when collected
         unit = D("0.05") if r.game == "midibaccarat" else D(r.commission * 5) / 100
         assert s.vigorish % unit == 0 and owed <= s.vigorish < owed + unit
         assert round_vigorish(owed, r) == s.vigorish
     else:
         assert s.vigorish == owed
     assert s.net == s.player + s.banker + s.tie - s.vigorish
-    assert s.vigorish_deferred is (s.vigorish > 0 and r.vigorish_collection == "deferred")
+    assert s.vigorish_deferred is deferred
 
 
 # --------------------------------------------------------------------------- examples

@@ -79,6 +79,7 @@ def test_seeded_shoe_is_shuffled_by_the_shuffler_and_scripts_give_the_wagers(
                 "game": "baccarat",
                 "decks": 6,
                 "seed": 11,
+                "rules": {"chip_unit": 0.5},  # 12.5 is 25 chips (ruling R16)
                 "rounds": [{"wagers": {"2": {"banker": 100}, "9": {"tie": 12.5}}}],
             }
         )

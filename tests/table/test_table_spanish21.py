@@ -238,6 +238,27 @@ def test_the_reader_is_inspected_before_the_first_round_of_each_gaming_day() -> 
     assert d.need() is Need.INSPECTION
 
 
+@pytest.mark.reg("551.2(e)", "551.8(e)")
+def test_a_gaming_day_that_ends_mid_round_wants_a_new_inspection_before_the_arming() -> None:
+    # Ruling R15: the inspection counts for the gaming day in force at the moment of
+    # arming. The day changes while the cards are dealt: the peek waits for the
+    # floorperson's inspection of the new day, then the reader is armed.
+    d = Dealer()
+    d.open()
+    d.deal({1: 10}, ["9C", "KD", "7H"])
+    d.day = "2026-03-03"
+    d.cards(["5S"])  # the hole card behind a king: the peek is due
+    assert not d.io.of_type("reader_armed") and d.need() is Need.INSPECTION
+    d.insert(armed=False)  # put in anyway: the reader was not armed, it reads nothing
+    assert d.last_refusal()["section"] == "551.8(e)"
+    d.inspect()
+    assert [e["day"] for e in d.io.of_type("reader_inspected")] == [DAY, "2026-03-03"]
+    (armed,) = d.io.of_type("reader_armed")
+    assert armed["target"] == "ace" and d.need() is Need.PEEK
+    d.insert(blackjack=False)
+    assert d.need() is Need.DECISION
+
+
 @pytest.mark.reg("551.16(l)", "551.16(l)(1)", "551.7(f)")
 def test_the_reader_used_behind_another_up_card_voids_the_round_after_the_floorperson() -> None:
     d = Dealer()

@@ -689,7 +689,7 @@ def test_a_double_down_without_an_amount_is_for_the_whole_original_wager() -> No
 
 @pytest.mark.reg("551.11(d)", "551.11(a)")
 def test_a_partial_double_down_rescued_forfeits_the_original_wager_only() -> None:
-    d = Dealer()
+    d = Dealer(chip_unit="0.5")  # a double down is chips too (ruling R16): half-dollar chips
     d.open()
     d.deal({1: 10}, ["6C", "9D", "5H", "7S"])
     d.do(Decision(1, "double", D("2.5")))

@@ -63,6 +63,7 @@ from controller.rules.baccarat.settlement import (
     payment_order,
     round_vigorish,
     settle,
+    vigorish_collected,
     wager_amount,
 )
 from controller.rules.options import RulesError  # callers import it here
@@ -114,5 +115,6 @@ __all__ = [
     "shoe_order",
     "squeeze_seat",
     "value",
+    "vigorish_collected",
     "wager_amount",
 ]

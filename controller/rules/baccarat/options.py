@@ -9,7 +9,16 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal, cast, get_args
 
-from controller.rules.options import RulesError, check_keys, flag, text, whole
+from controller.rules.amounts import DEFAULT_CHIP_UNIT, DEFAULT_MAX_WAGER
+from controller.rules.options import (
+    RulesError,
+    check_keys,
+    check_table_limits,
+    flag,
+    money,
+    text,
+    whole,
+)
 
 Game = Literal["baccarat", "midibaccarat"]
 Dealing = Literal["face_up", "banker_under_shoe", "players_reveal"]
@@ -57,11 +66,16 @@ class BaccaratRules:
     vigorish_collection: VigorishCollection = "at_payout"  # 545.13(e)
     vigorish: Vigorish = "commission"  # "tie_25": 543.13(f)
     vigorish_rounding: bool = False  # 545.13(d), 543.13(d)
+    # Wagers are chips (545.8(b)); the chapter names no denomination, so the smallest
+    # chip and the table's limit are the certificate holder's (ruling R16).
+    chip_unit: Decimal = DEFAULT_CHIP_UNIT
+    max_wager: Decimal = DEFAULT_MAX_WAGER
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
             raise _unknown_game(self.game)
         ch = _chapter(self.game)
+        check_table_limits(self.chip_unit, self.max_wager, f"{ch}.8(b)", f"{ch}.8(b)")
         if not 6 <= self.decks <= 8:
             raise RulesError(f"rules.decks: {self.decks} is outside six to eight decks ({ch}.3(a))")
         self._check_vigorish(ch)
@@ -140,6 +154,8 @@ class BaccaratRules:
             ),
             vigorish=vigorish,
             vigorish_rounding=flag(d, "vigorish_rounding", False, f"{ch}.13(d)"),
+            chip_unit=money(d, "chip_unit", DEFAULT_CHIP_UNIT, f"{ch}.8(b)"),
+            max_wager=money(d, "max_wager", DEFAULT_MAX_WAGER, f"{ch}.8(b)"),
         )
 
     @property
@@ -155,4 +171,6 @@ _KEYS = (
     "vigorish_collection",
     "vigorish",
     "vigorish_rounding",
+    "chip_unit",
+    "max_wager",
 )

@@ -1,6 +1,6 @@
 """Settling a Baccarat or Midibaccarat seat's wagers (545.8, 545.13), the vigorish and
-its rounding (545.13(c)-(f), ruling R11), the ledger of deferred vigorish (545.13(e))
-and the order the layout is settled (545.12(b)).
+its rounding when it is collected (545.13(c)-(f), ruling R11), the ledger of deferred
+vigorish (545.13(e)) and the order the layout is settled (545.12(b)).
 
 Money is ``Decimal`` in currency units (dollars, as the bench scenarios give wagers):
 the rounding of 545.13(d) / 543.13(d) is stated in cents, and a 5% vigorish on an
@@ -35,7 +35,9 @@ class Settlement:
 
     ``banker`` is the 1:1 result; the vigorish is apart because 545.12(b) marks or
     collects it apart from the payout. ``vigorish_deferred``: marked on the layout
-    for later collection (545.13(e)) rather than collected now.
+    for later collection (545.13(e)) rather than collected now. Ruling R11: a vigorish
+    collected now is rounded as the rules elect (545.13(d)); one deferred is the exact
+    amount owed, and the rounding waits for its collection (``vigorish_collected``).
     """
 
     player: Decimal
@@ -63,7 +65,8 @@ def wager_amount(bet: str, amount: Decimal | int) -> Decimal:
 
 
 def round_vigorish(amount: Decimal, rules: BaccaratRules) -> Decimal:
-    """The vigorish after the rounding the rules elect, up to a multiple of the unit.
+    """The vigorish collected on ``amount`` owed, after the rounding the rules elect, up
+    to a multiple of the unit: "when collecting the vigorish" (545.13(d); ruling R11).
 
     Baccarat rounds a 5% vigorish up to 25 cents and a 4% one up to 20 cents
     (545.13(d)); Midibaccarat rounds any vigorish, the 25% one included, up to 5 cents
@@ -101,8 +104,9 @@ def settle(
         vigorish = on_banker * rules.commission_rate  # 545.13(c): of the amount won
     elif outcome == "tie" and rules.vigorish == "tie_25":
         vigorish = on_banker / 4  # 543.8(a)(1)(iii)(B), 543.13(f)
-    vigorish = round_vigorish(vigorish, rules)
     deferred = vigorish > 0 and rules.vigorish_collection == "deferred"
+    if not deferred:  # collected with the payout: rounded now (ruling R11)
+        vigorish = round_vigorish(vigorish, rules)
     return Settlement(player_net, banker_net, tie_net, vigorish, deferred)
 
 
@@ -123,7 +127,8 @@ def collection_order(settled: Mapping[int, Settlement]) -> tuple[tuple[int, ...]
 
 @dataclass(frozen=True)
 class VigorishLedger:
-    """Deferred vigorish owed per seat, as the marker buttons on the layout (545.13(e)).
+    """Deferred vigorish owed per seat, as the marker buttons on the layout (545.13(e)):
+    the exact amount owed (ruling R11), rounded only as it is collected.
 
     All of it is collected before play begins with a new shoe, and a seat's share
     when that player leaves the table, whichever comes first.
@@ -149,3 +154,9 @@ class VigorishLedger:
     def collect_all(self) -> tuple[tuple[tuple[int, Decimal], ...], VigorishLedger]:
         """Everything owed, seat by seat, before a new shoe; and the empty ledger."""
         return self.owed, VigorishLedger()
+
+
+def vigorish_collected(owed: Decimal, rules: BaccaratRules) -> Decimal:
+    """What is collected on a seat's deferred vigorish ``owed``: the whole amount owed,
+    rounded once as the rules elect (545.13(d), (e); 543.13(d), (e); ruling R11)."""
+    return round_vigorish(owed, rules)

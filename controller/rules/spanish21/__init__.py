@@ -18,8 +18,9 @@ The package's modules, each a concern of the chapter: ``hands`` (the layout's pl
 the cards' values, ``Hand``), ``options`` (the Rules Submission), ``dealing`` (the
 order of the boxes and the initial deal, the card reader, the dealer's drawing),
 ``wagers`` (who wagers where, Match-the-Dealer and Insurance), ``decisions`` (the
-player's decisions on a box's hands) and ``settlement`` (the hands' results, the
-bonuses, the round). This module is their public face.
+player's decisions on a box's hands), ``settlement`` (the hands' results, the
+bonuses, the round) and ``voids`` (what a void round returns, ruling R10). This
+module is their public face.
 """
 
 from controller.rules.spanish21.dealing import (
@@ -77,6 +78,12 @@ from controller.rules.spanish21.settlement import (
     settlement_steps,
     super_bonus,
 )
+from controller.rules.spanish21.voids import (
+    SideWager,
+    VoidedBox,
+    settled_before_void,
+    void_box,
+)
 from controller.rules.spanish21.wagers import (
     check_insurance,
     check_match_the_dealer,
@@ -112,7 +119,9 @@ __all__ = [
     "RoundResult",
     "SettlementOrder",
     "SettlementStep",
+    "SideWager",
     "Spanish21Rules",
+    "VoidedBox",
     "allowed_decisions",
     "apply_decision",
     "blackjack_paid_at_once",
@@ -146,7 +155,9 @@ __all__ = [
     "reader_misuse",
     "settle_box",
     "settle_round",
+    "settled_before_void",
     "settlement_steps",
     "super_bonus",
     "surrender_settled_at_once",
+    "void_box",
 ]

@@ -8,10 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
-from typing import Any, ClassVar, Final, Literal, cast, get_args, overload
+from decimal import Decimal
+from typing import Any, ClassVar, Final, Literal, cast, get_args
 
-from controller.rules.options import RulesError, check_keys, flag, text, whole
+from controller.rules.amounts import DEFAULT_CHIP_UNIT, DEFAULT_MAX_WAGER
+from controller.rules.options import (
+    RulesError,
+    check_keys,
+    check_money,
+    check_table_limits,
+    flag,
+    money,
+    text,
+    whole,
+)
 from controller.rules.spanish21.hands import BOXES
 
 SettlementOrder = Literal["collect_then_pay", "right_to_left"]
@@ -42,7 +52,8 @@ class Spanish21Rules:
     # 551.16(l): whether the reader in use lets a player learn the hole card. True
     # unless the certificate holder says otherwise: a void round wrongs nobody.
     reader_reveals_hole_card: bool = True
-    chip_unit: Decimal = Decimal(1)  # smallest chip a player can wager (551.10(b))
+    chip_unit: Decimal = DEFAULT_CHIP_UNIT  # smallest chip a player can wager (551.10(b))
+    max_wager: Decimal = DEFAULT_MAX_WAGER  # the table's largest wager (ruling R16)
     settlement_order: SettlementOrder = "collect_then_pay"  # § 635a.7(p)(1) or (2)
 
     def __post_init__(self) -> None:
@@ -52,8 +63,9 @@ class Spanish21Rules:
                 f"rules.boxes_per_player: {self.boxes_per_player} is not from 1 to 7 "
                 "(551.14, 551.2(b)(2))"
             )
-        if self.chip_unit <= 0:
-            raise RulesError(f"rules.chip_unit: {self.chip_unit} is not more than 0 (551.10(b))")
+        check_table_limits(
+            self.chip_unit, self.max_wager, _SECTIONS["chip_unit"], _SECTIONS["max_wager"]
+        )
         if self.settlement_order not in get_args(SettlementOrder):
             raise RulesError(
                 f"rules.settlement_order: {self.settlement_order!r} is not one of "
@@ -78,7 +90,10 @@ class Spanish21Rules:
                     f"rules.{key}: {odds} to 1 is under the {least} to 1 minimum with "
                     f"{words} decks (551.7(e))"
                 )
-        if self.match_the_dealer_max is not None and self.match_the_dealer_max < 1:
+        if self.match_the_dealer_max is None:
+            return
+        check_money("match_the_dealer_max", self.match_the_dealer_max, "551.7(b)(2)")
+        if self.match_the_dealer_max < 1:
             raise RulesError(
                 f"rules.match_the_dealer_max: {self.match_the_dealer_max} is under the $1 "
                 "least wager (551.7(b))"
@@ -99,12 +114,13 @@ class Spanish21Rules:
             match_the_dealer=_flag(d, "match_the_dealer", True),
             match_the_dealer_different_suit=_whole(d, "match_the_dealer_different_suit", different),
             match_the_dealer_same_suit=_whole(d, "match_the_dealer_same_suit", same),
-            match_the_dealer_max=_money(d, "match_the_dealer_max", None),
+            match_the_dealer_max=money(d, "match_the_dealer_max", None, "551.7(b)(2)"),
             boxes_per_player=_whole(d, "boxes_per_player", 1),
             continuous_shuffler=_flag(d, "continuous_shuffler", False),
             no_mid_shoe_entry=_flag(d, "no_mid_shoe_entry", False),
             reader_reveals_hole_card=_flag(d, "reader_reveals_hole_card", True),
-            chip_unit=_money(d, "chip_unit", Decimal(1)),
+            chip_unit=_money(d, "chip_unit", DEFAULT_CHIP_UNIT),
+            max_wager=_money(d, "max_wager", DEFAULT_MAX_WAGER),
             settlement_order=cast(
                 SettlementOrder,
                 text(d, "settlement_order", "collect_then_pay", _SECTIONS["settlement_order"]),
@@ -123,6 +139,7 @@ _SECTIONS: Final[Mapping[str, str]] = {
     "no_mid_shoe_entry": "551.6(k)",
     "reader_reveals_hole_card": "551.16(l)",
     "chip_unit": "551.10(b)",
+    "max_wager": "551.6(e)",
     "settlement_order": "635a.7(p)",
 }
 
@@ -135,22 +152,5 @@ def _flag(d: Mapping[str, Any], key: str, default: bool) -> bool:
     return flag(d, key, default, _SECTIONS[key])
 
 
-@overload
-def _money(d: Mapping[str, Any], key: str, default: Decimal) -> Decimal: ...
-@overload
-def _money(d: Mapping[str, Any], key: str, default: None) -> Decimal | None: ...
-def _money(d: Mapping[str, Any], key: str, default: Decimal | None) -> Decimal | None:
-    """An amount given as a number or a decimal string ("2.50")."""
-    if key not in d:
-        return default
-    v = d[key]
-    amount: Decimal | None = None
-    if isinstance(v, int | float | str) and not isinstance(v, bool):
-        try:
-            # str() first: a TOML float 0.1 means one tenth, not its binary neighbour.
-            amount = Decimal(str(v))
-        except InvalidOperation:
-            amount = None
-    if amount is None or not amount.is_finite():
-        raise RulesError(f"rules.{key}: expected an amount, got {v!r} ({_SECTIONS[key]})")
-    return amount
+def _money(d: Mapping[str, Any], key: str, default: Decimal) -> Decimal:
+    return money(d, key, default, _SECTIONS[key])

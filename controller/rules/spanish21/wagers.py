@@ -66,6 +66,7 @@ def check_insurance(amount: Decimal, wager: Decimal, up_card: str, rules: Spanis
             f"insurance {amount}: must be more than 0 and at most {limit} on a "
             f"{wager} wager (551.10(b))"
         )
+    _check_whole_chips("insurance", amount, rules, "551.10(b)")
 
 
 def insurance_net(amount: Decimal, dealer_cards: Sequence[str]) -> Decimal:
@@ -98,6 +99,16 @@ def check_match_the_dealer(amount: Decimal, wager: Decimal, rules: Spanish21Rule
     limit = match_the_dealer_max(wager, rules)
     if not 1 <= amount <= limit:
         raise PlayError(f"Match-the-Dealer {amount}: must be from 1 to {limit} (551.7(b))")
+    _check_whole_chips("Match-the-Dealer", amount, rules, "551.7(c)")
+
+
+def _check_whole_chips(what: str, amount: Decimal, rules: Spanish21Rules, section: str) -> None:
+    """A side wager is placed in chips as well (ruling R16), once within its limits."""
+    if amount % rules.chip_unit != 0:
+        raise PlayError(
+            f"{what} {amount}: not a whole number of the table's {rules.chip_unit} chips "
+            f"({section}, ruling R16)"
+        )
 
 
 def match_the_dealer_net(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
+from controller.rules.amounts import AmountError, as_amount, check_chips, shown
 from controller.rules.baccarat import (
     BETS,
     CARDS,
@@ -15,7 +16,6 @@ from controller.rules.baccarat import (
     Outcome,
     Settlement,
     VigorishLedger,
-    WagerError,
     announcements,
     collection_order,
     is_natural,
@@ -23,7 +23,7 @@ from controller.rules.baccarat import (
     point,
     result,
     settle,
-    wager_amount,
+    vigorish_collected,
 )
 from controller.table.baccarat.machine import Context
 from controller.table.baccarat.shoe import Shoe
@@ -75,12 +75,24 @@ class Round:
             return Refusal(sec.seats, f"seat {command.seat} is not a seat 1..{seats}")
         if command.bet not in BETS:
             return Refusal(sec.bets, f"{command.bet!r} is not player, banker or tie")
-        if command.amount == 0:
-            return None  # a withdrawal
+        return self._chips_problem(command)
+
+    def _chips_problem(self, command: Wager) -> Refusal | None:
+        """Ruling R16: a wager is the table's chips (545.8(b)); 0 withdraws one before
+        "no more bets" (545.8(c)), and where there is none it is no wager at all."""
+        section, rules = self._ctx.sec.chips, self._ctx.rules
+        amount = as_amount(command.amount)
+        if amount is None or amount.is_signed():
+            return Refusal(section, f"{shown(command.amount)} is not an amount (ruling R16)")
+        if amount == 0:
+            if command.bet in self._wagers.get(command.seat, {}):
+                return None  # a withdrawal
+            why = f"seat {command.seat} holds no {command.bet} wager to withdraw (ruling R16)"
+            return Refusal(section, why)
         try:
-            wager_amount(command.bet, command.amount)
-        except WagerError as exc:
-            return Refusal(sec.chips, str(exc))
+            check_chips(amount, rules.chip_unit, rules.max_wager)
+        except AmountError as exc:
+            return Refusal(section, f"{command.bet} wager: {exc}")
         return None
 
     def place_wager(self, command: Wager) -> None:
@@ -91,7 +103,7 @@ class Round:
                 del self._wagers[command.seat]
             amount = Decimal(0)
         else:
-            amount = wager_amount(command.bet, command.amount)
+            amount = Decimal(command.amount)
             bets[command.bet] = amount
         self._ctx.record(
             {
@@ -118,17 +130,27 @@ class Round:
             return Refusal(None, f"seat {command.seat} still has wagers down")
         owed, self._ledger = self._ledger.collect(command.seat)
         if owed:  # 545.13(e): collected when the player leaves, if before a new shoe
-            self._vigorish_collected({str(command.seat): owed})
+            self._vigorish_collected({command.seat: owed})
         return None
 
     def collect_vigorish(self) -> None:
         owed, self._ledger = self._ledger.collect_all()
         if owed:  # 545.13(e): deferred vigorish is collected before a new shoe
-            self._vigorish_collected({str(seat): amount for seat, amount in owed})
+            self._vigorish_collected(dict(owed))
 
-    def _vigorish_collected(self, owed: Mapping[str, Decimal]) -> None:
+    def _vigorish_collected(self, owed: Mapping[int, Decimal]) -> None:
+        """The markers' exact amounts owed, and what is collected on each: the whole
+        amount rounded once, as it is collected (545.13(d), ruling R11)."""
+        rules = self._ctx.rules
         self._ctx.record(
-            {"type": "vigorish_collected", "owed": owed, "section": self._ctx.sec.vigorish}
+            {
+                "type": "vigorish_collected",
+                "owed": {str(seat): amount for seat, amount in owed.items()},
+                "collected": {
+                    str(seat): vigorish_collected(amount, rules) for seat, amount in owed.items()
+                },
+                "section": self._ctx.sec.vigorish,
+            }
         )
 
     # ------------------------------------------------------------------ the cards

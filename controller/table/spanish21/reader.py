@@ -38,27 +38,36 @@ class Reader(Part):
 
     def need_to_deal(self) -> Need:
         """What the table waits for before it deals: the day's inspection (551.2(e))."""
-        if self.inspected_day == self._table._gaming_day():
+        if self.inspected_today():
             return Need.WAGERS
         return Need.DEVICE if self.inspecting else Need.INSPECTION
 
     def need_to_peek(self) -> Need:
         if self.armed:
             return Need.PEEK
-        if self.inspected_day is None and not self.inspecting:
-            return Need.INSPECTION  # a repaired reader is inspected before its next use
+        if not self.inspected_today() and not self.inspecting:
+            # A repaired reader is inspected before its next use; so is one whose gaming
+            # day ended in the round (ruling R15).
+            return Need.INSPECTION
         return Need.DEVICE
 
     def pending(self) -> bool:
-        """The peek is due and the reader, inspected, is not armed yet: arm it."""
+        """The peek is due and the reader, inspected this gaming day, is not armed yet:
+        arm it."""
         table = self._table
-        if table.state == PEEK_DUE and not self.armed and self.inspected_day is not None:
+        if table.state == PEEK_DUE and not self.armed and self.inspected_today():
             self._arm()
             return True
         return False
 
+    def inspected_today(self) -> bool:
+        """551.2(e), ruling R15: the floorperson's inspection is for the gaming day in
+        force now, the moment of arming included; a day that changed in the middle of
+        the round wants a new one."""
+        return self.inspected_day is not None and self.inspected_day == self._table._gaming_day()
+
     def reader_inspected_today(self, command: NoMoreBets) -> bool:
-        return self.inspected_day == self._table._gaming_day()
+        return self.inspected_today()
 
     def reader_needed(self, event: m.CardDrawn) -> bool:
         return reader_allowed(self._table._round.dealer[0])

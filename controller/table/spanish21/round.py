@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import TYPE_CHECKING, Final, cast
 
+from controller.rules.amounts import AmountError, as_amount, chips
 from controller.rules.spanish21 import (
     DEALER,
     DECISIONS,
     Hand,
     InitialCard,
     PlayError,
+    Spanish21Rules,
     allowed_decisions,
     apply_decision,
     box_context,
@@ -46,17 +47,6 @@ _DECISION_SECTIONS: Final[Mapping[str, str]] = {
 _CITED: Final = re.compile(r"\((\d{3}\.\d+(?:\([a-z0-9]+\))*)")  # "(551.9(a))"
 
 
-def _amount(value: object) -> Decimal | None:
-    """A console amount as a finite Decimal; None if it is none."""
-    if isinstance(value, bool) or not isinstance(value, Decimal | int | float | str):
-        return None
-    try:
-        amount = Decimal(str(value) if isinstance(value, float) else value)
-    except ArithmeticError:
-        return None
-    return amount if amount.is_finite() else None
-
-
 class Round(Part):
     """The round being dealt: the deal's order and how far it is, each box's hands, the
     dealer's hand, whether the peek was made and the hole card turned, and the box the
@@ -75,6 +65,9 @@ class Round(Part):
         self.peeked = False
         self.revealed = False
         self.acting: int | None = None  # the box the dealer is with (rescue, 551.11(d))
+        # The players' decisions have begun: a Blackjack behind a 2-9 is announced and
+        # paid then (§ 635a.7(h)(1)(i)), so a void leaves it paid (ruling R10).
+        self.decisions_started = False
 
     # ------------------------------------------------------------------ reads
 
@@ -174,6 +167,7 @@ class Round(Part):
 
     def start_decisions(self, item: object) -> None:
         self.acting = None
+        self.decisions_started = True
         for box, hands in sorted(self.hands.items()):
             if hands[0].blackjack:
                 self._table._prompt(f"BOX {box}: BLACKJACK", "635a.7(h)(1)")
@@ -197,7 +191,7 @@ class Round(Part):
             why = f"{command.decision!r} is not one of {', '.join(DECISIONS)}"
             return Refusal("551.8(f)", why)
         if command.amount is not None:
-            problem = _double_amount_problem(command)
+            problem = _double_amount_problem(command, self._table.rules)
             if problem is not None:
                 return problem
         refused = any(h.refused for h in self.hands.get(command.box, ()))
@@ -221,7 +215,7 @@ class Round(Part):
             raise PlayError(f"box {box} holds no hand this round")
         index = self._rescued(box, hands) if decision == "rescue" else self._in_turn(box, hands)
         # 551.11(a): a double down for at most the original wager, by default all of it.
-        double = None if command.amount is None else _amount(command.amount)
+        double = None if command.amount is None else as_amount(command.amount)
         new = apply_decision(
             hands,
             index,
@@ -335,10 +329,13 @@ class Round(Part):
         table._prompt(f"DEALER {hand_value(self.dealer)[0]}", "551.8(h)")
 
 
-def _double_amount_problem(command: Decision) -> Refusal | None:
-    """An amount goes only with a double down, and is one (551.11(a))."""
+def _double_amount_problem(command: Decision, rules: Spanish21Rules) -> Refusal | None:
+    """An amount goes only with a double down, and is a wager of the table's chips
+    (551.11(a), ruling R16); the rules hold it to the original wager."""
     if command.decision != "double":
         return Refusal("551.11(a)", "an amount goes only with a double down")
-    if _amount(command.amount) is None:
-        return Refusal("551.11(a)", f"{command.amount!r} is not an amount")
+    try:
+        chips(command.amount, rules.chip_unit, rules.max_wager)
+    except AmountError as exc:
+        return Refusal("551.11(a)", f"double down: {exc}")
     return None

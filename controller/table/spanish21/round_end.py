@@ -12,10 +12,12 @@ from controller.rules.spanish21 import (
     Hand,
     HandResult,
     RoundResult,
+    SideWager,
     hand_value,
     insurance_net,
     settle_round,
     settlement_steps,
+    void_box,
 )
 from controller.table.spanish21.machine import GAME, IN_ROUND
 from controller.table.spanish21.part import Part
@@ -130,8 +132,10 @@ class RoundEnd(Part):
         return void.reshuffle or self._table._in_play.is_last_round(void)
 
     def void(self, void: Void) -> None:
-        """All hands dead and the wagers still riding returned; Match-the-Dealer wagers
-        already settled stand (551.7(f)). Wagers of a round not yet dealt go back."""
+        """Every void (551.16(a), (b), (l)(1), a restart without the hole card): the hands
+        still in action dead and their stakes returned; what the procedure settled before
+        stays settled (ruling R10, ``controller.rules.spanish21.voids``), Match-the-Dealer
+        included (551.7(f)). Wagers of a round not yet dealt go back."""
         table = self._table
         table._reader.disarm()
         if not table._round.in_round:
@@ -175,30 +179,37 @@ class RoundEnd(Part):
         self.next_round()
 
     def _voided(self, box: int) -> tuple[dict[str, object], Decimal]:
-        """A box of a void round: its dead hands, and what goes back to its player."""
-        wagers = self._table._wagers
-        hands = self._table._round.hands.get(box, ())
+        """A box of a void round (ruling R10): each hand as the void found it, settled
+        before it or dead, and what goes back to its player."""
+        table = self._table
+        wagers, round_ = table._wagers, table._round
+        hands = round_.hands.get(box, ())
+        sides = {
+            key: SideWager(placed[box], nets.get(box))
+            for key, placed, nets in (
+                ("match_the_dealer_net", wagers.match, wagers.match_net),
+                ("insurance_net", wagers.insurance, wagers.insurance_net),
+            )
+            if box in placed
+        }
+        voided = void_box(
+            hands,
+            wagers.basic[box],
+            table.up_card,
+            sides.values(),
+            peeked=round_.peeked,
+            decisions_started=round_.decisions_started,
+        )
         entry: dict[str, object] = {
             "hands": [
-                {
-                    "cards": list(h.cards),
-                    "total": hand_value(h.cards)[0],
-                    "outcome": "dead",
-                    "net": 0,
-                }
-                for h in hands
+                {"cards": list(h.cards), "total": h.total, "outcome": r.outcome, "net": r.net}
+                for h, r in zip(hands, voided.hands, strict=True)
             ]
         }
-        back = sum((h.stake for h in hands), Decimal(0)) or wagers.basic[box]
-        if box in wagers.match:
-            settled = wagers.match_net.get(box)
-            entry["match_the_dealer_net"] = 0 if settled is None else settled
-            back += wagers.match[box] if settled is None else 0
-        if box in wagers.insurance:
-            settled = wagers.insurance_net.get(box)
-            entry["insurance_net"] = 0 if settled is None else settled
-            back += wagers.insurance[box] if settled is None else 0
-        return entry, back
+        for key, side in sides.items():
+            entry[key] = side.net or 0
+        entry.update(settled=voided.settled, returned=voided.returned)
+        return entry, voided.returned
 
     # ------------------------------------------------------------------ the next round
 

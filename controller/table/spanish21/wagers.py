@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Final
 
+from controller.rules.amounts import AmountError, as_amount, check_chips, shown
 from controller.rules.spanish21 import (
     BOXES,
     PlayError,
@@ -30,6 +31,12 @@ if TYPE_CHECKING:
 BETS: Final = ("spanish21", "match_the_dealer", "insurance")
 PLACE_BETS = "PLACE YOUR BETS"
 
+# Where a chapter says each wager is made in chips (ruling R16: amounts are chips).
+_CHIP_SECTIONS: Final[Mapping[str, str]] = {
+    "spanish21": "551.6(e)",
+    "match_the_dealer": "551.7(c)",
+    "insurance": "551.10(b)",
+}
 # Why a box's wagers are its one player's: a player position has its own betting area
 # (551.2(b)(2)); Match-the-Dealer and Insurance go with the player's own wager (551.7(b),
 # 551.10(b)).
@@ -72,6 +79,9 @@ class Wagers(Part):
             return self._insurance_problem(box, amount)
         if not self.open():
             return self._in_play_problem(command)
+        problem = self._chips_problem(command.bet, box, amount)
+        if problem is not None:
+            return problem
         if command.bet == "spanish21":
             return self._boxes_problem(self.player(box, command.player), box, amount)
         if amount == 0:
@@ -82,13 +92,29 @@ class Wagers(Part):
             return Refusal("551.7(b)", str(exc))
         return None
 
+    def _chips_problem(self, bet: str, box: int, amount: Decimal) -> Refusal | None:
+        """Ruling R16: a wager is the table's chips; 0 withdraws one, before the first
+        card (551.6(d)), and where there is none it is no wager at all."""
+        section = _CHIP_SECTIONS[bet]
+        if amount == 0:
+            held = self.basic if bet == "spanish21" else self.match
+            if box in held:
+                return None
+            return Refusal(section, f"box {box} holds no {bet} wager to withdraw (ruling R16)")
+        rules = self._table.rules
+        try:
+            check_chips(amount, rules.chip_unit, rules.max_wager)
+        except AmountError as exc:
+            return Refusal(section, f"{bet} wager: {exc}")
+        return None
+
     def _form_problem(self, command: Wager) -> Refusal | None:
         """Whether the wager names a bet, a box, an amount and a player that can wager."""
         if command.bet not in BETS:
             return Refusal("551.6(a)", f"{command.bet!r} is not one of {', '.join(BETS)}")
         if command.seat not in BOXES:
             return Refusal("551.2(b)(2)", f"box {command.seat} is not a box 1..7")
-        problem = _amount_problem(command.amount)
+        problem = _amount_problem(command.amount, _CHIP_SECTIONS[command.bet])
         if problem is not None:
             return problem
         named = command.player
@@ -322,13 +348,15 @@ class Wagers(Part):
     # ------------------------------------------------------------------ the round's end
 
     def return_unplayed(self, reason: str) -> None:
-        """A void before the round was dealt: its wagers go back."""
+        """A void before the round was dealt: every wager on the layout goes back, each
+        box's Match-the-Dealer with its wager (ruling R10)."""
         if self.basic:
+            returned = {str(b): a + self.match.get(b, 0) for b, a in sorted(self.basic.items())}
             self._table._record(
                 {
                     "type": "wagers_returned",
                     "round": self._table.round,
-                    "returned": {str(b): a for b, a in sorted(self.basic.items())},
+                    "returned": returned,
                     "reason": reason,
                 }
             )
@@ -340,11 +368,10 @@ class Wagers(Part):
         self.match_net, self.insurance_net = {}, {}
 
 
-def _amount_problem(value: Decimal | int) -> Refusal | None:
-    try:
-        amount = Decimal(value)
-    except (TypeError, ValueError, ArithmeticError):
-        return Refusal("551.6(e)", f"{value!r} is not an amount")
-    if not amount.is_finite() or amount < 0:
-        return Refusal("551.6(e)", f"{value} is not an amount")
+def _amount_problem(value: object, section: str) -> Refusal | None:
+    """Whether ``value`` is an amount at all: a whole number or a finite Decimal, not
+    below 0 (ruling R16)."""
+    amount = as_amount(value)
+    if amount is None or amount.is_signed():
+        return Refusal(section, f"{shown(value)} is not an amount (ruling R16)")
     return None
