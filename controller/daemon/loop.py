@@ -109,6 +109,9 @@ class TableLoop:
             if self._done():
                 return self._stop("rounds played")
             self.status.show(self._state())
+            # What systemd's socket could not take yet (READY=1, a ping), tried again on
+            # every pass: never a blocking send (controller/daemon/sdnotify.py).
+            self.notifier.retry()
             self.api.set_status(self._snapshot())
             self.view.refresh()
             due = watchdog is not None and time.monotonic() >= next_ping

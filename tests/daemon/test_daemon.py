@@ -50,7 +50,7 @@ def rows(path: Path) -> list[tuple[int, str, dict[str, Any]]]:
 class NotifySocket:
     """What systemd's notification socket receives, with the time of arrival."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, reading: bool = True) -> None:
         self.path = path
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(str(path))
@@ -58,7 +58,25 @@ class NotifySocket:
         self.messages: list[tuple[float, str]] = []
         self._stop = False
         self._thread = threading.Thread(target=self._receive, daemon=True)
+        if reading:
+            self.start()
+
+    def start(self) -> None:
+        """Read the socket from now on (as systemd does all the time)."""
         self._thread.start()
+
+    def fill(self) -> int:
+        """Fill the socket's queue, as a reader that stopped reading leaves it: the
+        datagrams sent, each "filler", before the kernel took no more."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as filler:
+            filler.setblocking(False)
+            sent = 0
+            while True:
+                try:
+                    filler.sendto(b"filler", str(self.path))
+                except BlockingIOError:
+                    return sent
+                sent += 1
 
     def _receive(self) -> None:
         while not self._stop:
@@ -82,7 +100,8 @@ class NotifySocket:
 
     def close(self) -> None:
         self._stop = True
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
         self.sock.close()
 
 
@@ -447,3 +466,78 @@ def test_a_configured_table_opens_the_devices_its_file_names(
     connected = {e["device"] for e in entries if e.get("event") == "device_connected"}
     assert connected == {"shoe", "shuffler"}
     assert verify(tmp_path / "journal.db").ok
+
+
+def _logged(err: str, event: str) -> list[dict[str, Any]]:
+    """The daemon's log lines (JSON on stderr) of ``event``."""
+    found = []
+    for line in err.splitlines():
+        if line.startswith("{") and f'"{event}"' in line:
+            record = json.loads(line)
+            if record.get("event") == event:
+                found.append(record)
+    return found
+
+
+@pytest.mark.timeout(90)  # before the fix the table stalled here for ever
+def test_a_notify_socket_nobody_reads_never_stops_the_table(tmp_path: Path) -> None:
+    # A health-check tool that binds NOTIFY_SOCKET and never reads it: its queue is full
+    # from the start, so every notification fails with EAGAIN; the table deals on.
+    notify = NotifySocket(tmp_path / "notify.sock", reading=False)
+    try:
+        assert notify.fill() > 0
+        env = {"NOTIFY_SOCKET": str(notify.path), "WATCHDOG_USEC": "400000"}
+        args = ("--simulate", "--game", "spanish21", "--rounds", "12", *FAST)
+        code, _, err = finish(daemon(*args, "--workdir", str(tmp_path), env=env), timeout=60)
+    finally:
+        notify.close()
+    assert code == 0, err
+    entries = [entry for _, _, entry in rows(tmp_path / "journal.db")]
+    assert [e["type"] for e in entries].count("round_end") == 12
+    assert verify(tmp_path / "journal.db").ok
+    # The outage logged once, and at the stop what systemd never got, by name.
+    assert len(_logged(err, "sd_notify_failed")) == 1
+    (undelivered,) = _logged(err, "sd_notify_undelivered")
+    # Kept in the order asked for: the loop pings before READY=1 as well.
+    assert sorted(undelivered["messages"][:2]) == ["READY=1", "WATCHDOG=1"]
+    assert undelivered["messages"][2:] == ["STOPPING=1"]
+    assert "Traceback" not in err
+
+
+@pytest.mark.timeout(90)
+def test_ready_and_pings_held_by_a_full_notify_socket_arrive_once_it_is_read(
+    tmp_path: Path,
+) -> None:
+    notify = NotifySocket(tmp_path / "notify.sock", reading=False)
+    try:
+        filled = notify.fill()
+        env = {"NOTIFY_SOCKET": str(notify.path), "WATCHDOG_USEC": "400000"}
+        args = ("--simulate", "--pace-ms", "5", "--workdir", str(tmp_path))
+        proc = daemon(*args, env=env)
+        try:
+            deadline = time.monotonic() + 30
+            while not any(e["type"] == "round_end" for e in _journal_now(tmp_path / "journal.db")):
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+            dealing_at = time.time()  # a round played while READY=1 waited
+            notify.start()
+            ready_at = notify.wait_for("READY=1")
+            notify.wait_for("WATCHDOG=1")
+        finally:
+            proc.send_signal(signal.SIGTERM)
+        code, _, err = finish(proc)
+        notify.wait_for("STOPPING=1", timeout=5)
+    finally:
+        notify.close()
+    assert code == 0, err
+    texts = notify.texts()
+    assert texts[:filled] == ["filler"] * filled
+    assert texts.count("READY=1") == 1 and ready_at > dealing_at
+    assert texts.index("READY=1") < texts.index("STOPPING=1")
+    # The notifications kept first, then the latest status, not the backlog of statuses
+    # dropped while nobody read.
+    assert sorted(texts[filled : filled + 2]) == ["READY=1", "WATCHDOG=1"]
+    statuses = [t for t in texts[filled:] if t.startswith("STATUS=")]
+    assert "rounds played" in statuses[0], statuses
+    assert len(_logged(err, "sd_notify_failed")) == 1
+    assert not _logged(err, "sd_notify_undelivered")
