@@ -5,14 +5,10 @@ sockets, and a fake systemd notification socket (an AF_UNIX datagram socket)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import socket
 import sqlite3
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -22,87 +18,15 @@ from typing import Any
 import pytest
 
 from controller.journal import SqliteJournal, verify
+from tests.support.daemon import NotifySocket, daemon, finish, logged
 
 CARD = re.compile(r"\b(10|[2-9TJQKA])[SHDC]\b")  # a card token, as STATUS must never hold
 FAST = ("--pace-ms", "0")
 
 
-def daemon(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "run", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
-    )
-
-
-def finish(proc: subprocess.Popen[str], timeout: float = 30) -> tuple[int, str, str]:
-    out, err = proc.communicate(timeout=timeout)
-    return proc.returncode, out, err
-
-
 def rows(path: Path) -> list[tuple[int, str, dict[str, Any]]]:
     with SqliteJournal(path) as journal:
         return [(r.seq, r.ts, r.entry) for r in journal.rows()]
-
-
-class NotifySocket:
-    """What systemd's notification socket receives, with the time of arrival."""
-
-    def __init__(self, path: Path, reading: bool = True) -> None:
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(str(path))
-        self.sock.settimeout(0.1)
-        self.messages: list[tuple[float, str]] = []
-        self._stop = False
-        self._thread = threading.Thread(target=self._receive, daemon=True)
-        if reading:
-            self.start()
-
-    def start(self) -> None:
-        """Read the socket from now on (as systemd does all the time)."""
-        self._thread.start()
-
-    def fill(self) -> int:
-        """Fill the socket's queue, as a reader that stopped reading leaves it: the
-        datagrams sent, each "filler", before the kernel took no more."""
-        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as filler:
-            filler.setblocking(False)
-            sent = 0
-            while True:
-                try:
-                    filler.sendto(b"filler", str(self.path))
-                except BlockingIOError:
-                    return sent
-                sent += 1
-
-    def _receive(self) -> None:
-        while not self._stop:
-            try:
-                data = self.sock.recv(4096)
-            except TimeoutError:
-                continue
-            self.messages.append((time.time(), data.decode()))
-
-    def wait_for(self, prefix: str, timeout: float = 20) -> float:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for at, message in list(self.messages):
-                if message.startswith(prefix):
-                    return at
-            time.sleep(0.02)
-        raise AssertionError(f"no {prefix!r} within {timeout} s: {self.texts()}")
-
-    def texts(self) -> list[str]:
-        return [message for _, message in self.messages]
-
-    def close(self) -> None:
-        self._stop = True
-        if self._thread.is_alive():
-            self._thread.join()
-        self.sock.close()
 
 
 @pytest.fixture
@@ -397,25 +321,26 @@ def test_the_sealing_key_is_made_once_beside_the_journal_for_the_daemon_alone(
         sealing_key(str(journal))
 
 
-def test_the_watchdog_check_fails_on_a_stalled_queue_or_an_unwritable_journal() -> None:
+def test_the_watchdog_check_fails_on_a_stalled_queue_or_a_journal_problem() -> None:
     # The loop sends WATCHDOG=1 only when this check passes (TableLoop.run): a table
-    # thread that stopped draining its queue, or a journal it cannot write, lets
-    # systemd's watchdog restart the daemon.
+    # thread that stopped draining its queue, or a journal that cannot take the next
+    # commits (tests/daemon/test_health.py, on real filesystems), lets systemd's
+    # watchdog restart the daemon.
     from types import SimpleNamespace
 
     from controller.daemon import loop as d
 
-    def check(emptied_ago: float, writable: bool) -> bool:
+    def check(emptied_ago: float, problem: str | None) -> bool:
         fake = SimpleNamespace(
             inbox=SimpleNamespace(emptied_at=time.monotonic() - emptied_ago),
-            journal=SimpleNamespace(writable=lambda: writable),
+            journal=SimpleNamespace(problem=lambda: problem),
             unhealthy=False,
         )
         return bool(d.TableLoop._healthy(fake))  # type: ignore[arg-type]
 
-    assert check(0.1, True)
-    assert not check(d.STALLED_AFTER + 1, True)
-    assert not check(0.1, False)
+    assert check(0.1, None)
+    assert not check(d.STALLED_AFTER + 1, None)
+    assert not check(0.1, "/var/lib/tablectl is on a read-only filesystem")
 
 
 def test_a_configured_table_opens_the_devices_its_file_names(
@@ -468,17 +393,6 @@ def test_a_configured_table_opens_the_devices_its_file_names(
     assert verify(tmp_path / "journal.db").ok
 
 
-def _logged(err: str, event: str) -> list[dict[str, Any]]:
-    """The daemon's log lines (JSON on stderr) of ``event``."""
-    found = []
-    for line in err.splitlines():
-        if line.startswith("{") and f'"{event}"' in line:
-            record = json.loads(line)
-            if record.get("event") == event:
-                found.append(record)
-    return found
-
-
 @pytest.mark.timeout(90)  # before the fix the table stalled here for ever
 def test_a_notify_socket_nobody_reads_never_stops_the_table(tmp_path: Path) -> None:
     # A health-check tool that binds NOTIFY_SOCKET and never reads it: its queue is full
@@ -496,8 +410,8 @@ def test_a_notify_socket_nobody_reads_never_stops_the_table(tmp_path: Path) -> N
     assert [e["type"] for e in entries].count("round_end") == 12
     assert verify(tmp_path / "journal.db").ok
     # The outage logged once, and at the stop what systemd never got, by name.
-    assert len(_logged(err, "sd_notify_failed")) == 1
-    (undelivered,) = _logged(err, "sd_notify_undelivered")
+    assert len(logged(err, "sd_notify_failed")) == 1
+    (undelivered,) = logged(err, "sd_notify_undelivered")
     # Kept in the order asked for: the loop pings before READY=1 as well.
     assert sorted(undelivered["messages"][:2]) == ["READY=1", "WATCHDOG=1"]
     assert undelivered["messages"][2:] == ["STOPPING=1"]
@@ -539,5 +453,5 @@ def test_ready_and_pings_held_by_a_full_notify_socket_arrive_once_it_is_read(
     assert sorted(texts[filled : filled + 2]) == ["READY=1", "WATCHDOG=1"]
     statuses = [t for t in texts[filled:] if t.startswith("STATUS=")]
     assert "rounds played" in statuses[0], statuses
-    assert len(_logged(err, "sd_notify_failed")) == 1
-    assert not _logged(err, "sd_notify_undelivered")
+    assert len(logged(err, "sd_notify_failed")) == 1
+    assert not logged(err, "sd_notify_undelivered")
