@@ -5,7 +5,7 @@ says. What does stop a commit, or lose it:
 
 - the journal's filesystem read-only: mounted so, or turned so by the kernel after an
   error (ext4's ``errors=remount-ro``, which ``statvfs`` may not show): each check
-  also writes, syncs and removes one page in ``journal.db-probe`` beside the journal,
+  also writes, syncs and removes one page in ``PROBE`` beside the journal,
   the same directory and filesystem the write-ahead log is on;
 - too little free space: SQLite appends each commit to ``journal.db-wal`` and copies
   the pages into ``journal.db`` at each automatic checkpoint (every 1,000 pages), so
@@ -14,6 +14,10 @@ says. What does stop a commit, or lose it:
 - the last write failed (``JournalError``), until a write succeeds again;
 - ``journal.db`` or ``journal.db-wal`` deleted or replaced while the daemon has it
   open: what it commits then goes to a file nobody will find at the next start.
+
+``unwritable`` is also what the daemon asks when it fails (at start or later): a full
+or read-only filesystem under the journal is then named as the cause, ahead of what it
+broke (a simulator that could not write its log, SQLite's "disk I/O error").
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Final
 
 MIB: Final = 1024 * 1024
 PAGE: Final = 4096  # SQLite's default page size
+PROBE: Final = ".tablectl-probe"  # the page each check writes beside the journal
 MIN_FREE: Final = 8 * MIB  # bytes free on the journal's filesystem (see above)
 _DELETED: Final = " (deleted)"  # how /proc/self/fd names a file no longer on disk
 
@@ -39,15 +44,15 @@ def journal_problem(path: Path, last_failure: str | None = None) -> str | None:
         fs = os.statvfs(folder)
     except OSError as exc:
         return f"{folder}: {exc.strerror or exc}"
-    if fs.f_flag & os.ST_RDONLY:
-        return f"{folder} is on a read-only filesystem"
     free = fs.f_bavail * fs.f_frsize
+    if fs.f_flag & os.ST_RDONLY or free < PAGE:
+        return unwritable(folder) or f"no space left on {folder}'s filesystem"
     if free < MIN_FREE:
         return (
             f"{free / MIB:.1f} MiB free on {folder}'s filesystem, under the "
             f"{MIN_FREE // MIB} MiB the journal's next commits need"
         )
-    failed = _probe(path.with_name(path.name + "-probe"))
+    failed = unwritable(folder)
     if failed is not None:
         return failed
     gone = _deleted_while_open(path)
@@ -56,8 +61,10 @@ def journal_problem(path: Path, last_failure: str | None = None) -> str | None:
     return None
 
 
-def _probe(probe: Path) -> str | None:
-    """Why one page written and synced beside the journal failed; None: it did not."""
+def unwritable(folder: Path) -> str | None:
+    """Why nothing can be written in ``folder`` (one line: its filesystem read-only or
+    full, or another error); None: one page was written, synced and removed there."""
+    probe = folder / PROBE
     try:
         fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         try:
@@ -68,8 +75,10 @@ def _probe(probe: Path) -> str | None:
             os.unlink(probe)
     except OSError as exc:
         if exc.errno == errno.EROFS:
-            return f"{probe.parent} is on a read-only filesystem"
-        return f"{probe.parent}: a test write failed: {exc.strerror or exc}"
+            return f"{folder} is on a read-only filesystem"
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return f"no space left on {folder}'s filesystem"
+        return f"{folder}: a test write failed: {exc.strerror or exc}"
     return None
 
 

@@ -4,6 +4,7 @@ deleted while open; and the daemon's pings stopping and coming back with it."""
 
 from __future__ import annotations
 
+import grp
 import os
 import signal
 import time
@@ -15,7 +16,8 @@ import pytest
 from controller.api import Access, ApiServer
 from controller.daemon.health import MIN_FREE, journal_problem
 from controller.daemon.wiring import PublishingJournal
-from controller.journal import JournalError, SqliteJournal
+from controller.journal import JournalError, SqliteJournal, verify
+from drivers.keys import write_key
 from tests.support.daemon import NotifySocket, daemon, finish, logged
 from tests.support.filesystems import (
     disk_error,
@@ -160,3 +162,129 @@ def test_the_daemon_stops_pinging_while_its_journal_is_short_of_space(
     assert [c["healthy"] for c in checks] == [False, True]
     assert "MiB free on" in checks[0]["journal"] and checks[0]["level"] == "error"
     assert checks[0]["stalled"] is False
+
+
+def _error_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("tablectl: error: ")]
+
+
+def _journal_rows(path: Path) -> list[tuple[int, str, str]]:
+    with SqliteJournal(path) as file:
+        return [(row.seq, row.ts, str(row.entry)) for row in file.rows()]
+
+
+SIMULATED = ("--simulate", "--pace-ms", "0")
+
+
+def test_a_restart_on_a_full_disk_says_the_disk_is_full(disk: Path) -> None:
+    code, _, err = finish(daemon(*SIMULATED, "--rounds", "2", "--workdir", str(disk)), 60)
+    assert code == 0, err
+    before = _journal_rows(disk / "journal.db")
+    fill(disk, leave=0)
+    code, _, err = finish(daemon(*SIMULATED, "--rounds", "2", "--workdir", str(disk)), 60)
+    # It said "shoe simulator exited with status 1: no stderr": the simulator could
+    # not write its log, nor its stderr, on the full disk.
+    assert code == 1
+    assert _error_lines(err) == [line for line in err.splitlines() if "Traceback" not in line]
+    (line,) = _error_lines(err)
+    assert line.startswith(f"tablectl: error: no space left on {disk}'s filesystem (")
+    (disk / "filler").unlink()
+    assert _journal_rows(disk / "journal.db") == before, "nothing journaled is lost"
+
+
+def test_a_start_with_too_little_space_for_the_next_commits_is_refused(disk: Path) -> None:
+    code, _, err = finish(daemon(*SIMULATED, "--rounds", "1", "--workdir", str(disk)), 60)
+    assert code == 0, err
+    before = _journal_rows(disk / "journal.db")
+    fill(disk, leave=MIN_FREE // 2)
+    code, _, err = finish(daemon(*SIMULATED, "--rounds", "1", "--workdir", str(disk)), 60)
+    assert code == 1
+    assert err.strip().splitlines() == [
+        f"tablectl: error: {disk}/journal.db: cannot start: 4.0 MiB free on {disk}'s "
+        "filesystem, under the 8 MiB the journal's next commits need"
+    ]
+    (disk / "filler").unlink()
+    assert _journal_rows(disk / "journal.db") == before
+
+
+@pytest.mark.timeout(120)
+def test_a_disk_that_fills_during_play_stops_the_table_saying_so(disk: Path) -> None:
+    proc = daemon("--simulate", "--pace-ms", "5", "--workdir", str(disk))
+    try:
+        deadline = time.monotonic() + 30
+        while not (disk / "journal.db").exists() or len(_journal_rows(disk / "journal.db")) < 50:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        fill(disk, leave=0)
+        code, _, err = finish(proc, 60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == 1
+    (line,) = _error_lines(err)
+    assert line.startswith(f"tablectl: error: no space left on {disk}'s filesystem (")
+    assert "Traceback" not in err
+    (disk / "filler").unlink()
+    assert verify(disk / "journal.db").ok
+
+
+CONFIG = """
+[table]
+id = "bac-07"
+game = "baccarat"
+[devices.shoe]
+path = "{dir}/shoe.tty"
+key_file = "{dir}/shoe.key"
+approved_firmware = ["{hash}"]
+[devices.shuffler]
+path = "{dir}/shuffler.tty"
+key_file = "{dir}/shuffler.key"
+approved_firmware = ["{hash}"]
+[journal]
+path = "{journal}"
+[api]
+runtime_dir = "{dir}"
+[api.dealer]
+group = {groups[0]}
+[api.floor]
+group = {groups[1]}
+[api.events]
+group = {groups[2]}
+"""
+
+
+def _configured(tmp_path: Path, journal: Path) -> Path:
+    """A configured table (not simulated) whose journal is ``journal``."""
+    for name in ("shoe", "shuffler"):
+        write_key(str(tmp_path / f"{name}.key"))
+    config = tmp_path / "table.toml"
+    # Each socket a group of its own (docs/config.md): three that exist.
+    groups = sorted({g.gr_gid for g in grp.getgrall()})[:3]
+    config.write_text(CONFIG.format(dir=tmp_path, hash="ab" * 32, journal=journal, groups=groups))
+    return config
+
+
+@pytest.mark.parametrize("how", ["full", "read-only"])
+def test_a_configured_daemon_whose_journal_cannot_be_written_says_why(
+    tmp_path: Path, disk: Path, how: str
+) -> None:
+    journal = disk / "journal.db"
+    config = _configured(tmp_path, journal)
+    if how == "full":
+        fill(disk, leave=0)
+        cause = f"no space left on {disk}'s filesystem"
+    else:
+        with SqliteJournal(journal) as file:
+            file.record({"type": "opened"})
+        remount(disk, read_only=True)
+        cause = f"{disk} is on a read-only filesystem"
+    try:
+        code, out, err = finish(daemon("--config", str(config)), 30)
+    finally:
+        if how == "read-only":
+            remount(disk, read_only=False)
+    assert code == 1, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"tablectl: error: {cause}")
+    assert out == ""

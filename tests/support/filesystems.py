@@ -6,6 +6,7 @@ end; root only (the suite runs as root, as ``make test`` does here)."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import subprocess
 from collections.abc import Iterator
@@ -60,15 +61,23 @@ def remount(path: Path, *, read_only: bool) -> None:
 
 
 def fill(path: Path, leave: int = 0) -> Path:
-    """Take the filesystem's free space but ``leave`` bytes, in one file; its path."""
+    """Take the filesystem's free space but about ``leave`` bytes, in one file (grown
+    or shrunk to that); its path. A process writing meanwhile may take what is left."""
     filler = path / FILLER
-    fs = os.statvfs(path)
-    free = fs.f_bavail * fs.f_frsize
-    size = (filler.stat().st_size if filler.exists() else 0) + free - leave
     with open(filler, "ab") as out:
-        out.truncate(0)
-        if size > 0:
-            os.posix_fallocate(out.fileno(), 0, size)
+        size = out.seek(0, os.SEEK_END)
+        extra = free_bytes(path) - leave
+        if extra < 0:
+            out.truncate(max(0, size + extra))
+        while extra > 0:
+            try:
+                os.posix_fallocate(out.fileno(), size, extra)
+            except OSError as exc:
+                if exc.errno != errno.ENOSPC:
+                    raise
+                extra = free_bytes(path) - leave  # taken meanwhile: ask for less
+                continue
+            break
     return filler
 
 
