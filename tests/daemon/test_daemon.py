@@ -5,10 +5,13 @@ sockets, and a fake systemd notification socket (an AF_UNIX datagram socket)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import socket
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -455,3 +458,60 @@ def test_ready_and_pings_held_by_a_full_notify_socket_arrive_once_it_is_read(
     assert "rounds played" in statuses[0], statuses
     assert len(logged(err, "sd_notify_failed")) == 1
     assert not logged(err, "sd_notify_undelivered")
+
+
+def _playing_since_restart(entries: list[dict[str, Any]]) -> bool:
+    """Play stopped at the restart, and every stop since is cleared and wagers taken."""
+    restarts = [i for i, e in enumerate(entries) if e["type"] == "resumed"]
+    if not restarts:
+        return False
+    since = [e["type"] for e in entries[restarts[-1] :]]
+    cleared = max(i for i, kind in enumerate(since) if kind in ("halt", "floor_clear", "resumed"))
+    return since[cleared] == "floor_clear" and "wager" in since[cleared:]
+
+
+def test_a_clear_after_a_restart_when_play_is_not_stopped_says_where_play_is(
+    tmp_path: Path,
+) -> None:
+    # It said "nothing to clear: play is not stopped (None; ...)": the section a
+    # refusal without one was printed as None, and nothing said where play was.
+    journal = tmp_path / "journal.db"
+    args = ("--simulate", "--seed", "5", "--workdir", str(tmp_path))
+    proc = daemon(*args, "--pace-ms", "20")
+    try:
+        deadline = time.monotonic() + 30
+        while not (_in_round(_journal_now(journal)) and len(_journal_now(journal)) > 40):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+    finally:
+        proc.kill()
+        proc.wait()
+    proc = daemon(*args, "--pace-ms", "300")
+    try:
+        deadline = time.monotonic() + 30
+        while not _playing_since_restart(_journal_now(journal)):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)  # the simulated floorperson clears the restart's stops
+        sent = subprocess.run(
+            [sys.executable, "-m", "controller.cli", "send", "--floor", "floor_clear"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TABLECTL_RUNTIME_DIR": str(tmp_path)},
+            timeout=30,
+        )
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        finish(proc)
+    assert sent.returncode == 3, sent.stderr
+    (refused,) = [
+        e for e in _journal_now(journal) if e["type"] == "refused" and e["command"] == "floor_clear"
+    ]
+    where = f"the table is {refused['state']}, shoe "
+    line = sent.stdout.strip()
+    assert re.fullmatch(
+        r"refused: floor_clear: nothing to clear: play is not stopped; "
+        + re.escape(where)
+        + r"\d+ round \d+ \(ticket \d+, journal \d+\)",
+        line,
+    ), line
+    assert refused["section"] is None
