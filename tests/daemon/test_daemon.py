@@ -22,6 +22,7 @@ import pytest
 
 from controller.journal import SqliteJournal, verify
 from tests.support.daemon import NotifySocket, daemon, finish, logged
+from tests.support.flood import Flooded, close_all, flood, told
 
 CARD = re.compile(r"\b(10|[2-9TJQKA])[SHDC]\b")  # a card token, as STATUS must never hold
 FAST = ("--pace-ms", "0")
@@ -515,3 +516,65 @@ def test_a_clear_after_a_restart_when_play_is_not_stopped_says_where_play_is(
         line,
     ), line
     assert refused["section"] is None
+
+
+@pytest.mark.timeout(120)
+def test_a_thousand_simultaneous_connects_never_stop_the_table_and_each_is_answered(
+    tmp_path: Path, notify: NotifySocket
+) -> None:
+    # With a backlog of 16, 839 of 1,000 such connects failed with EAGAIN. SIGSTOP holds
+    # the daemon while they arrive: every one must wait in the listen queue.
+    from controller.api import MAX_CLIENTS
+
+    args = ("--simulate", "--pace-ms", "5", "--workdir", str(tmp_path))
+    proc = daemon(*args, env={"NOTIFY_SOCKET": str(notify.path)})
+    clients: list[Flooded] = []
+    try:
+        notify.wait_for("READY=1")
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            clients = flood(tmp_path / "events.sock", 1000)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        told(clients, closed=1000 - MAX_CLIENTS)
+        crowded = [c for c in clients if c.closed]
+        assert len(crowded) == 1000 - MAX_CLIENTS
+        assert {c.lines[0]["code"] for c in crowded} == {"too_many_clients"}
+        assert all(len(c.lines) == 1 for c in crowded)
+        # The table deals on with its clients all taken.
+        played = _rounds_played(tmp_path / "journal.db")
+        deadline = time.monotonic() + 20
+        while _rounds_played(tmp_path / "journal.db") < played + 2:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        # tablectl status tries again briefly, then says so in one line.
+        status = _tablectl_status(tmp_path)
+        assert status.returncode == 1 and status.stdout == ""
+        assert status.stderr.strip().splitlines() == [
+            f"tablectl: error: {tmp_path / 'events.sock'}: {MAX_CLIENTS} clients use "
+            "events.sock already: try again later (too_many_clients; tried for 2 s)"
+        ]
+        next(c for c in clients if not c.closed).sock.close()  # room for one
+        status = _tablectl_status(tmp_path)
+        assert status.returncode == 0, status.stderr
+        assert status.stdout.startswith("table simulated (baccarat): ")
+    finally:
+        close_all(clients)
+        proc.send_signal(signal.SIGTERM)
+        code, _, err = finish(proc)
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert verify(tmp_path / "journal.db").ok
+
+
+def _rounds_played(path: Path) -> int:
+    return sum(1 for e in _journal_now(path) if e["type"] == "round_end")
+
+
+def _tablectl_status(runtime_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", "status", "--runtime-dir", str(runtime_dir)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
