@@ -120,11 +120,7 @@ def _start(
     run the table's thread; the exit status."""
     status = StatusLine(notifier)
     journal, api = _open(config, inbox, hardware, status, cleanup)
-    # The watchdog's check, once before anything is dealt: a table that could not keep
-    # its next commits would only be stopped by the watchdog in the middle of a round.
-    problem = journal.problem()
-    if problem is not None:
-        raise JournalError(f"{journal.file.path}: cannot start: {problem}")
+    _check_journal(journal)
     if hardware is not None:
         hardware.start(cleanup)
     # What the journal already holds: the table is rebuilt from it and each driver
@@ -181,6 +177,14 @@ def _open(
     api.start()
     cleanup.callback(api.close)
     return wiring.PublishingJournal(journal_file, api), api
+
+
+def _check_journal(journal: wiring.PublishingJournal) -> None:
+    """The watchdog's check, once before anything is dealt: a table that could not keep
+    its next commits would only be stopped by the watchdog in the middle of a round."""
+    problem = journal.problem()
+    if problem is not None:
+        raise JournalError(f"{journal.file.path}: cannot start: {problem}")
 
 
 def _drivers(
