@@ -33,15 +33,17 @@ from controller.api.commands import (
 )
 from controller.api.errors import ApiError, RegistryError
 from controller.api.fanout import DROP_GRACE, QUEUE_LIMIT
-from controller.api.listeners import SOCKET_MODE
+from controller.api.listeners import BACKLOG, SOCKET_MODE
 from controller.api.requests import MAX_LINE, Submit, Ticket
 from controller.api.sealed import carries_sealed_card
-from controller.api.server import ApiServer
+from controller.api.server import MAX_CLIENTS, ApiServer
 from controller.api.wire import VERSION
 
 __all__ = [
+    "BACKLOG",
     "COMMANDS",
     "DROP_GRACE",
+    "MAX_CLIENTS",
     "MAX_LINE",
     "QUEUE_LIMIT",
     "ROLES",

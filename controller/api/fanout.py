@@ -194,6 +194,10 @@ class Clients:
     def alive(self, conn: Conn) -> bool:
         return conn.number in self._conns
 
+    def count(self, listener: Listener) -> int:
+        """The connections served on ``listener``'s socket (not those being dropped)."""
+        return sum(1 for c in self._conns.values() if c.listener is listener and c.drop_at is None)
+
     def subscribe(self, conn: Conn) -> None:
         if not conn.subscribed:
             conn.subscribed = True

@@ -33,6 +33,8 @@ from controller.api.wire import Refused, encode
 
 log = structlog.get_logger("controller.api")
 
+MAX_CLIENTS = 64  # connections served at once on each socket; the next is told so
+
 
 class ApiServer:
     """The console API of one table. ``start`` listens, ``close`` stops and unlinks.
@@ -51,6 +53,7 @@ class ApiServer:
         max_line: int = MAX_LINE,
         queue_limit: int = QUEUE_LIMIT,
         drop_grace: float = DROP_GRACE,
+        max_clients: int = MAX_CLIENTS,
     ) -> None:
         self.runtime_dir = Path(runtime_dir)
         self._access = {"dealer": dealer, "floor": floor, "events": events}
@@ -59,6 +62,8 @@ class ApiServer:
         self._requests = Requests(self._clients, submit, max_line)
         self._inbox = Inbox()
         self._window: Window | None = None
+        self._max_clients = max_clients
+        self._crowding: dict[str, bool] = {}  # a socket's flood, logged once
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._sel: selectors.BaseSelector | None = None
@@ -166,12 +171,27 @@ class ApiServer:
                 log.warning("api_peer_unknown", socket=lst.name, errno=exc.errno)
                 sock.close()
                 continue
+            served = self._clients.count(lst)
             conn = self._clients.add(sock, lst, peer)
             if not lst.policy.allows(conn.peer):
                 log.warning("api_peer_refused", socket=lst.name, **conn.peer.describe())
                 message = f"uid {conn.peer.uid} gid {conn.peer.gid} may not use {lst.name}.sock"
                 self._requests.refuse(conn, Refused("not_allowed", message))
                 self._clients.drop(conn)
+            elif served >= self._max_clients:
+                self._crowded(conn, lst)
+            else:
+                self._crowding[lst.name] = False
+
+    def _crowded(self, conn: Conn, lst: Listener) -> None:
+        """One client past ``max_clients`` on a socket: told so in one line, closed."""
+        if not self._crowding.get(lst.name):
+            # Once until a client is served again, not once per client of a flood.
+            self._crowding[lst.name] = True
+            log.warning("api_too_many_clients", socket=lst.name, limit=self._max_clients)
+        message = f"{self._max_clients} clients use {lst.name}.sock already: try again later"
+        self._requests.refuse(conn, Refused("too_many_clients", message))
+        self._clients.drop(conn)
 
     def _guarded(self, conn: Conn, mask: int) -> None:
         # A bug in one connection's handling closes that connection, not the API. The

@@ -19,7 +19,7 @@ from controller.bench.scenario import (
     ScenarioError,
     Unplug,
 )
-from controller.bench.values import is_number, whole
+from controller.bench.values import is_number, shown, whole
 
 MAX_COUNT = 0xFFFF  # the shuffler's card count is a 16-bit field
 MAX_UNPLUG_MS = 3_600_000
@@ -68,11 +68,13 @@ class _Faults:
         reader = self._reader(kind)
         if reader is None:
             kinds = ", ".join(fault_kinds(self.spanish, self.with_shuffler))
-            raise ScenarioError(f"{where}.kind: {kind!r} is not one of {kinds}")
+            raise ScenarioError(f"{where}.kind: {shown(kind)} is not one of {kinds}")
         reader(fault, str(kind), where, i)
 
     def _reader(self, kind: object) -> Callable[[Fault, str, str, int], None] | None:
         """What reads a fault of ``kind``; None for a kind this scenario cannot have."""
+        if not isinstance(kind, str):
+            return None  # a list or an object: no kind (nor a key of the kinds' tables)
         if kind in RATE_FAULTS:
             return self._rate
         if kind == "unplug":
@@ -152,7 +154,7 @@ def _only(fault: Fault, allowed: set[str], where: str, what: str) -> None:
     """No key but the ``allowed`` ones in a fault (``what`` it is, for the message)."""
     extra = sorted(set(fault) - allowed)
     if extra:
-        raise ScenarioError(f"{where}: unknown key {extra[0]!r} for {what}")
+        raise ScenarioError(f"{where}: unknown key {shown(extra[0])} for {what}")
 
 
 def _number_of(fault: Fault, key: str, where: str, default: int = 0) -> int:
@@ -187,7 +189,7 @@ def _round_fault(fault: Fault, kind: str, where: str) -> Irregularity:
     at_round = _number_of(fault, "at_round", where)
     disclosed = fault.get("disclosed", False)
     if not isinstance(disclosed, bool):
-        raise ScenarioError(f"{where}.disclosed: expected true or false, got {disclosed!r}")
+        raise ScenarioError(f"{where}.disclosed: expected true or false, got {shown(disclosed)}")
     return Irregularity(kind, at_round=at_round, disclosed=disclosed)
 
 

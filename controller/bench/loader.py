@@ -11,7 +11,7 @@ from controller.bench.dry_run import DryRun
 from controller.bench.faults import read_faults
 from controller.bench.rounds import baccarat_rounds, read_players, spanish_rounds
 from controller.bench.scenario import DEFAULT_CUT_AT, SPANISH21, Scenario, ScenarioError
-from controller.bench.values import WrittenNumber, whole
+from controller.bench.values import WrittenNumber, shown, whole
 from controller.games import NAMES, Rules
 from controller.games import game as registered
 from controller.rules.cards import CUT, CardError, card, check_composition
@@ -81,36 +81,37 @@ def _read(path: str) -> dict[str, Any]:
     try:
         # A number with a point or an exponent keeps its text: an amount is written
         # plainly (ruling R16), and the amounts are read from their digits.
-        data = json.loads(text, parse_float=WrittenNumber, parse_constant=_no_constant)
+        data = json.loads(text, parse_float=WrittenNumber, parse_constant=_not_json)
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"not valid JSON: {exc}") from None
-    except ValueError as exc:  # NaN or Infinity, or an int() of too many digits
-        raise ScenarioError(f"not valid JSON: {_number_problem(exc)}") from None
     except RecursionError:
-        raise ScenarioError("not valid JSON: nested too deeply") from None
+        raise ScenarioError(
+            "not a scenario: its lists or objects are nested too deeply to read"
+        ) from None
+    except ScenarioError:
+        raise  # NaN or Infinity (_not_json)
+    except ValueError:  # int() of more digits than Python converts (sys.int_info)
+        raise ScenarioError(
+            "not a scenario: a number too long to read (more than 4300 digits)"
+        ) from None
     if not isinstance(data, dict):
         raise ScenarioError("a scenario is a JSON object")
     unknown = sorted(set(data) - _KEYS)
     if unknown:
-        raise ScenarioError(f"unknown key {unknown[0]!r}; expected {', '.join(sorted(_KEYS))}")
+        raise ScenarioError(f"unknown key {shown(unknown[0])}; expected {', '.join(sorted(_KEYS))}")
     return data
 
 
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _number_problem(exc: ValueError) -> str:
-    if "is not a JSON number" in str(exc):
-        return str(exc)
-    return "a whole number of more than 4300 digits"  # int()'s limit (sys.int_info)
+def _not_json(name: str) -> object:
+    # Python's json reads NaN, Infinity and -Infinity; JSON has no such numbers.
+    raise ScenarioError(f"not valid JSON: {name} is not a JSON number")
 
 
 def _game_and_rules(data: dict[str, Any]) -> tuple[str, Rules]:
     """The game (from the registry) and its Rules Submission, ``decks`` included."""
     game = data.get("game")
     if game not in NAMES:
-        raise ScenarioError(f"unknown game {game!r}; expected {_GAME_NAMES}")
+        raise ScenarioError(f"unknown game {shown(game)}; expected {_GAME_NAMES}")
     rules_data = data.get("rules", {})
     if not isinstance(rules_data, dict):
         raise ScenarioError("rules must be an object of Rules Submission options")
@@ -132,7 +133,7 @@ def _shoe(raw: object, decks: int, spanish: bool) -> list[str]:
     tokens: list[str] = []
     for i, token in enumerate(raw):
         if not isinstance(token, str):
-            raise ScenarioError(f"shoe[{i}]: {token!r} is not a card token")
+            raise ScenarioError(f"shoe[{i}]: {shown(token)} is not a card token")
         if token.strip().upper() == CUT:
             if CUT in tokens:
                 raise ScenarioError(f"shoe[{i}]: a second CUT; the shoe holds one cover card")
@@ -168,7 +169,7 @@ def _shuffler(data: dict[str, Any], shoe: list[str] | None) -> bool:
     """Whether the simulated shuffler shuffles a stacked shoe."""
     shuffler = data.get("shuffler", False)
     if not isinstance(shuffler, bool):
-        raise ScenarioError(f"shuffler: expected true or false, got {shuffler!r}")
+        raise ScenarioError(f"shuffler: expected true or false, got {shown(shuffler)}")
     if "shuffler" in data and shoe is None:
         raise ScenarioError(
             "shuffler: a seeded shoe is always the shuffler's; the key is for a stacked shoe"

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from controller.bench.scenario import ScenarioError, Scripted, SpanishRound
-from controller.bench.values import amount
+from controller.bench.values import amount, shown
 from controller.games import game as registered
 from controller.rules.baccarat import BETS, BaccaratRules
 from controller.rules.spanish21 import BOXES, DECISIONS, Spanish21Rules
@@ -33,7 +33,7 @@ def _baccarat_round(script: object, where: str, rules: BaccaratRules) -> Wagers:
         raise ScenarioError(f"{where}: expected an object such as {{'wagers': {{...}}}}")
     unknown = sorted(set(script) - {"wagers"})
     if unknown:
-        raise ScenarioError(f"{where}: unknown key {unknown[0]!r}; a {game} round has wagers")
+        raise ScenarioError(f"{where}: unknown key {shown(unknown[0])}; a {game} round has wagers")
     wagers = script.get("wagers", {})
     if not isinstance(wagers, dict):
         raise ScenarioError(f"{where}.wagers: expected seats mapped to bets")
@@ -75,7 +75,7 @@ def read_players(raw: object, where: str) -> dict[int, str]:
         at = f"{where}.{key}"
         box = _box(key, at)
         if not isinstance(name, str) or not name.strip():
-            raise ScenarioError(f"{at}: expected a player's name, got {name!r}")
+            raise ScenarioError(f"{at}: expected a player's name, got {shown(name)}")
         out[box] = name
     return out
 
@@ -84,13 +84,13 @@ def _scripted(decision: object, at: str, rules: Spanish21Rules) -> Scripted:
     """A scripted decision: one of DECISIONS, or ``{"double": amount}``."""
     if isinstance(decision, str):
         if decision not in DECISIONS:
-            raise ScenarioError(f"{at}: {decision!r} is not one of {', '.join(DECISIONS)}")
+            raise ScenarioError(f"{at}: {shown(decision)} is not one of {', '.join(DECISIONS)}")
         return Scripted(decision)
     if isinstance(decision, dict) and list(decision) == [PARTIAL_DOUBLE]:
         double = _amount(decision[PARTIAL_DOUBLE], f"{at}.double", "551.11(a)", rules)
         return Scripted(PARTIAL_DOUBLE, double)
     raise ScenarioError(
-        f"{at}: {decision!r} is not a decision: one of {', '.join(DECISIONS)}, or "
+        f"{at}: {shown(decision)} is not a decision: one of {', '.join(DECISIONS)}, or "
         "{'double': amount} for a Double Down for less (551.11(a))"
     )
 
@@ -111,7 +111,8 @@ def _spanish_round(
     unknown = sorted(set(script) - set(SPANISH_KEYS))
     if unknown:
         raise ScenarioError(
-            f"{where}: unknown key {unknown[0]!r}; a spanish21 round has {', '.join(SPANISH_KEYS)}"
+            f"{where}: unknown key {shown(unknown[0])}; a spanish21 round has "
+            f"{', '.join(SPANISH_KEYS)}"
         )
     wagers = _box_amounts(script.get("wagers", {}), f"{where}.wagers", "551.6(a)", rules)
     if not wagers:

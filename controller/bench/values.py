@@ -7,7 +7,24 @@ from decimal import Decimal
 from typing import Any
 
 from controller.bench.scenario import ScenarioError
-from controller.rules.amounts import PLAIN, AmountError, chips, shown
+from controller.rules.amounts import PLAIN, AmountError, chips
+from controller.rules.amounts import shown as shown_amount
+
+SHOWN = 60  # the most of a scenario's value a message repeats, in characters
+
+
+def shown(value: object) -> str:
+    """``value`` as a message names it: its repr, cut to ``SHOWN`` characters. A value
+    in a scenario may be a megabyte of text, or lists nested a thousand deep, whose
+    repr would overflow the stack; a number is shown as an amount is (a whole number of
+    thousands of digits has no repr)."""
+    if isinstance(value, int | Decimal) and not isinstance(value, bool):
+        return shown_amount(value)
+    try:
+        text = repr(value)
+    except RecursionError:
+        return f"a {type(value).__name__} nested too deeply"
+    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
 
 
 def whole(data: Mapping[str, Any], key: str, default: int, where: str = "") -> int:
@@ -15,7 +32,7 @@ def whole(data: Mapping[str, Any], key: str, default: int, where: str = "") -> i
     value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
         at = f"{where}.{key}" if where else key
-        raise ScenarioError(f"{at}: expected a whole number, got {value!r}")
+        raise ScenarioError(f"{at}: expected a whole number, got {shown(value)}")
     return value
 
 

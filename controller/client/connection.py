@@ -20,6 +20,11 @@ EXIT_REFUSED: Final = 3  # the table refused the command (its section and reason
 DEFAULT_RUNTIME_DIR: Final = "/run/tablectl"
 RUNTIME_DIR_ENV: Final = "TABLECTL_RUNTIME_DIR"
 REPLY_TIMEOUT: Final = 5.0  # seconds for the daemon to answer a request
+CONNECT_PATIENCE: Final = 2.0  # seconds a refused or crowded connect is tried again
+RETRY_PAUSE: Final = 0.02  # the first pause between tries, doubled each time
+MAX_RETRY_PAUSE: Final = 0.25
+CROWDED: Final = "too_many_clients"  # the daemon serves as many clients as it may
+_QUEUE_FULL: Final = "the daemon does not accept connections: its queue of them is full"
 
 # The API's error codes that say the daemon cannot serve us now, not that we asked wrong.
 _DAEMON_SIDE: Final = frozenset({"busy", "not_allowed"})
@@ -42,6 +47,16 @@ def runtime_dir(args: argparse.Namespace) -> Path:
     return Path(given)
 
 
+def _connect_failure(exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return "no such socket: is the daemon running?"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, TimeoutError):
+        return "the daemon does not accept connections"
+    return f"cannot connect: {exc.strerror or exc}"
+
+
 def api_error(path: Path, reply: Mapping[str, Any], status: int) -> ClientError:
     """The error an API ``error`` reply ends the command with: ``status``, unless the
     daemon cannot serve us now."""
@@ -52,29 +67,55 @@ def api_error(path: Path, reply: Mapping[str, Any], status: int) -> ClientError:
 
 
 class Connection:
-    """One connection to a daemon socket, reading JSON lines."""
+    """One connection to a daemon socket, reading JSON lines.
+
+    A connect the daemon refuses for now (its queue of connections full, or nobody
+    listening yet: a daemon restarting) is tried again for ``CONNECT_PATIENCE``
+    seconds, and so is one the daemon answers ``too_many_clients`` before any other
+    reply: then the lines sent so far, which the daemon never read, are sent again on
+    a new connection. After that, one line says why."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._sock.settimeout(REPLY_TIMEOUT)
         self._buffer = b""
-        try:
-            self._sock.connect(str(path))
-        except FileNotFoundError:
-            self._fail("no such socket: is the daemon running?")
-        except ConnectionRefusedError:
-            self._fail("nobody listens: is the daemon running?")
-        except PermissionError:
-            self._fail("permission denied")
-        except (TimeoutError, BlockingIOError):
-            self._fail("the daemon does not accept connections")
-        except OSError as exc:
-            self._fail(f"cannot connect: {exc.strerror or exc}")
+        self._deadline = time.monotonic() + CONNECT_PATIENCE
+        self._pause = RETRY_PAUSE
+        self._unanswered: list[bytes] | None = []  # sent before the first reply
+        self._sock = self._connect()
 
-    def _fail(self, reason: str) -> None:
+    def _connect(self) -> socket.socket:
+        while True:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(REPLY_TIMEOUT)
+            try:
+                sock.connect(str(self.path))
+            except (BlockingIOError, ConnectionRefusedError) as exc:
+                sock.close()
+                busy = isinstance(exc, BlockingIOError)
+                self._wait(_QUEUE_FULL if busy else "nobody listens: is the daemon running?")
+                continue
+            except OSError as exc:
+                sock.close()
+                raise ClientError(f"{self.path}: {_connect_failure(exc)}", EXIT_FAILURE) from None
+            return sock
+
+    def _wait(self, reason: str, code: str | None = None) -> None:
+        """Pause before the next try, or end the command: ``reason`` did not pass."""
+        if time.monotonic() + self._pause > self._deadline:
+            tried = f"tried for {CONNECT_PATIENCE:g} s"
+            suffix = f"({code}; {tried})" if code else f"({tried})"
+            raise ClientError(f"{self.path}: {reason} {suffix}", EXIT_FAILURE)
+        time.sleep(self._pause)
+        self._pause = min(self._pause * 2, MAX_RETRY_PAUSE)
+
+    def _again(self, crowded: Mapping[str, Any]) -> None:
+        """The daemon served too many clients: a new connection, what was sent resent."""
+        self._wait(str(crowded.get("message")), CROWDED)
         self._sock.close()
-        raise ClientError(f"{self.path}: {reason}", EXIT_FAILURE)
+        self._sock = self._connect()
+        self._buffer = b""
+        for data in self._unanswered or ():
+            self._sendall(data)
 
     def __enter__(self) -> Connection:
         return self
@@ -86,9 +127,17 @@ class Connection:
         self._sock.close()
 
     def send(self, line: str) -> None:
+        data = line.encode("utf-8") + b"\n"
+        if self._unanswered is not None:
+            self._unanswered.append(data)
+        self._sendall(data)
+
+    def _sendall(self, data: bytes) -> None:
         try:
-            self._sock.sendall(line.encode("utf-8") + b"\n")
+            self._sock.sendall(data)
         except OSError as exc:
+            if self._unanswered is not None:
+                return  # maybe a line waits that says why (too_many_clients): receive reads it
             raise ClientError(
                 f"{self.path}: the daemon closed the connection ({exc.strerror or exc})",
                 EXIT_FAILURE,
@@ -109,6 +158,17 @@ class Connection:
     def receive(self, timeout: float | None) -> dict[str, Any]:
         """The next message; ``timeout`` None waits for ever. ClientError when the daemon
         closes the connection or stays silent for ``timeout`` seconds."""
+        while True:
+            message = self._message(timeout)
+            if self._unanswered is None:
+                return message
+            if message.get("type") == "error" and message.get("code") == CROWDED:
+                self._again(message)
+                continue
+            self._unanswered = None  # served: what follows is the daemon's answer
+            return message
+
+    def _message(self, timeout: float | None) -> dict[str, Any]:
         deadline = None if timeout is None else time.monotonic() + timeout
         while b"\n" not in self._buffer:
             self._buffer += self._recv(deadline, timeout)

@@ -91,8 +91,11 @@ def _result_text(result: Mapping[str, Any]) -> str:
         first, last = result.get("first_seq"), result.get("last_seq")
         entries = f", journal {first}-{last}" if first is not None else ""
         return f"done: {name} (ticket {ticket}{entries})"
+    # A refusal no section decides (nothing to clear, say) has none to show.
+    section = result.get("section")
+    cited = f"{section}; " if section is not None else ""
     return (
-        f"refused: {name}: {result.get('reason')} ({result.get('section')}; "
+        f"refused: {name}: {result.get('reason')} ({cited}"
         f"ticket {ticket}, journal {result.get('refused_seq')})"
     )
 

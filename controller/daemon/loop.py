@@ -109,6 +109,9 @@ class TableLoop:
             if self._done():
                 return self._stop("rounds played")
             self.status.show(self._state())
+            # What systemd's socket could not take yet (READY=1, a ping), tried again on
+            # every pass: never a blocking send (controller/daemon/sdnotify.py).
+            self.notifier.retry()
             self.api.set_status(self._snapshot())
             self.view.refresh()
             due = watchdog is not None and time.monotonic() >= next_ping
@@ -170,14 +173,17 @@ class TableLoop:
         return rounds is not None and self.journal.counts["round_end"] >= rounds
 
     def _healthy(self) -> bool:
-        """The watchdog's check: the queue is being drained and the journal can be
-        written. A device that is down is not unhealthy: the table is halted for it."""
+        """The watchdog's check: the queue is being drained and the journal can take
+        the next commits (controller/daemon/health.py). A device that is down is not
+        unhealthy: the table is halted for it. Logged when the verdict changes, with
+        the reason, not at every ping."""
         stalled = time.monotonic() - self.inbox.emptied_at > STALLED_AFTER
-        healthy = not stalled and self.journal.writable()
+        journal = self.journal.problem()
+        healthy = not stalled and journal is None
         if healthy == self.unhealthy:
             self.unhealthy = not healthy
             (log.error if self.unhealthy else log.info)(
-                "health_check", stalled=stalled, journal_writable=self.journal.writable()
+                "health_check", healthy=healthy, stalled=stalled, journal=journal
             )
         return healthy
 

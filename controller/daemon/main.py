@@ -4,8 +4,11 @@ Start-up, in this order, each failure one line and a non-zero exit before anythi
 later is opened: the systemd notifier (``NotifyEnvError``, exit 1); the configuration,
 validated whole (``ConfigError``, exit 2); the journal (``JournalError``, exit 1: a
 damaged journal is never replaced by a fresh one); the API sockets (``ApiError``,
-exit 1); for a simulated table its simulated devices; the drivers. ``READY=1`` goes to
-systemd once the table has journaled every device's connection.
+exit 1); the watchdog's check of the journal (controller/daemon/health.py: its
+filesystem writable, 8 MiB free; exit 1); for a simulated table its simulated devices;
+the drivers. ``READY=1`` goes to systemd once the table has journaled every device's
+connection. A failure while the journal's filesystem is full or read-only names that
+first, then what broke.
 
 Then the main thread is the table's one thread (controller/daemon/loop.py). Every
 journal entry is published to the API right after it is durable. SIGTERM or SIGINT:
@@ -23,6 +26,7 @@ import contextlib
 import os
 import signal
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TextIO
 
 import structlog
@@ -32,6 +36,7 @@ from controller.config import Config, ConfigError, load_config
 from controller.daemon import wiring
 from controller.daemon.arguments import Options
 from controller.daemon.console import SimulatedHardware
+from controller.daemon.health import unwritable
 from controller.daemon.inbox import Inbox
 from controller.daemon.loop import StatusLine, TableLoop
 from controller.daemon.sdnotify import Notifier, NotifyEnvError
@@ -78,10 +83,18 @@ def run(options: Options, out: TextIO, hardware: SimulatedHardware | None = None
             except ConfigError as exc:  # the key files, read again when the devices start
                 return fail(str(exc), EXIT_USAGE)
             except failures as exc:
-                return fail(str(exc), EXIT_FAILURE)
+                return fail(_cause(config, exc), EXIT_FAILURE)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _cause(config: Config, exc: Exception) -> str:
+    """The failure's line, led by its cause when the journal's filesystem (a simulated
+    table's work directory too) is full or read-only: what broke then (a simulator that
+    could not write its log, SQLite's "disk I/O error") does not say so itself."""
+    problem = unwritable(Path(config.journal.path).parent)
+    return str(exc) if problem is None else f"{problem} ({exc})"
 
 
 def _configure(
@@ -107,6 +120,7 @@ def _start(
     run the table's thread; the exit status."""
     status = StatusLine(notifier)
     journal, api = _open(config, inbox, hardware, status, cleanup)
+    _check_journal(journal)
     if hardware is not None:
         hardware.start(cleanup)
     # What the journal already holds: the table is rebuilt from it and each driver
@@ -163,6 +177,14 @@ def _open(
     api.start()
     cleanup.callback(api.close)
     return wiring.PublishingJournal(journal_file, api), api
+
+
+def _check_journal(journal: wiring.PublishingJournal) -> None:
+    """The watchdog's check, once before anything is dealt: a table that could not keep
+    its next commits would only be stopped by the watchdog in the middle of a round."""
+    problem = journal.problem()
+    if problem is not None:
+        raise JournalError(f"{journal.file.path}: cannot start: {problem}")
 
 
 def _drivers(

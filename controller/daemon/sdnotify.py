@@ -14,22 +14,45 @@ daemon's main loop, and only after that loop has checked the table's health
 timer thread: a thread that pings on its own keeps pinging while the main loop
 is stuck, which is exactly the hang the watchdog is there to catch.
 
-Sending never raises: if the socket has gone (systemd restarted, the test's
-socket closed) the failure is logged once and the daemon goes on. Only a
-malformed environment, found when the notifier is built at start-up, is an
-error (``NotifyEnvError``), so a mistyped variable ends in one clear line
-instead of a daemon that systemd kills later for never reporting.
+Sending never blocks and never raises. A datagram socket whose reader does not read
+fills (the kernel queues ten datagrams, net.unix.max_dgram_qlen), and a blocking send
+would then stop the table's thread until someone reads: every datagram is sent with
+MSG_DONTWAIT on a non-blocking socket instead. What cannot be sent now:
+
+- ``STATUS=`` is dropped: only the latest matters, so the latest one unsent is sent
+  again once the socket takes datagrams again, and the ones before it are counted.
+- ``READY=1``, ``WATCHDOG=1`` and ``STOPPING=1`` are kept (each once) and sent, in the
+  order they were asked for, at the next send or ``retry()``, which the daemon's loop
+  calls on every pass; ``stopping()`` keeps trying for up to ``STOP_GRACE`` seconds
+  while the queue is merely full, since no later pass will come.
+
+An outage (the socket full or gone) is logged once as it begins (``sd_notify_failed``)
+and once as it ends (``sd_notify_recovered``, with the statuses dropped and the
+notifications delivered late); what is still unsent when the daemon stops is logged
+(``sd_notify_undelivered``), so none is lost silently. Only a malformed environment,
+found when the notifier is built at start-up, is an error (``NotifyEnvError``), so a
+mistyped variable ends in one clear line instead of a daemon that systemd kills later
+for never reporting.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
+import time
 from collections.abc import Mapping
+from typing import Final
 
 import structlog
 
 from controller.errors import TablectlError
+
+READY: Final = "READY=1"
+WATCHDOG: Final = "WATCHDOG=1"
+STOPPING: Final = "STOPPING=1"
+STOP_GRACE: Final = 0.5  # seconds ``stopping()`` waits for a full queue to drain
+_FULL: Final = frozenset({errno.EAGAIN, errno.ENOBUFS})  # full, not gone: worth a wait
 
 
 class NotifyEnvError(TablectlError):
@@ -81,7 +104,11 @@ class Notifier:
     def __init__(self, address: bytes | None, watchdog_interval: float | None) -> None:
         self._address = address
         self._watchdog_interval = watchdog_interval
-        self._failing = False
+        self._pending: list[str] = []  # READY=1, WATCHDOG=1, STOPPING=1 not sent yet
+        self._status: str | None = None  # the latest STATUS= not sent yet
+        self._failure: OSError | None = None  # the outage under way, if any
+        self._dropped = 0  # statuses replaced by a later one during the outage
+        self._late: list[str] = []  # notifications held during the outage
         # Per instance, not module level: a logger cached before a test's log
         # capture would hide this notifier's warnings from it.
         self._log = structlog.get_logger("controller.daemon.sdnotify")
@@ -106,6 +133,12 @@ class Notifier:
         """Whether there is a notification socket to send to."""
         return self._address is not None
 
+    @property
+    def unsent(self) -> tuple[str, ...]:
+        """The notifications kept for the next try, in order, the latest status last."""
+        status = () if self._status is None else (self._status,)
+        return (*self._pending, *status)
+
     def watchdog_interval(self) -> float | None:
         """Seconds between ``WATCHDOG=1`` pings (half of ``WATCHDOG_USEC``).
 
@@ -116,38 +149,81 @@ class Notifier:
 
     def ready(self) -> None:
         """Start-up is complete: systemd marks the unit active."""
-        self._send("READY=1")
+        self._keep(READY)
 
     def status(self, text: str) -> None:
-        """A one-line status shown by ``systemctl status``."""
+        """A one-line status shown by ``systemctl status``; dropped for a later one
+        when it cannot be sent now."""
+        if self._address is None:
+            return
+        if self._status is not None:
+            self._dropped += 1
         # A newline would start a second assignment (e.g. a device name with
         # "\nREADY=1" in it), so the text is kept to one line.
-        self._send("STATUS=" + " ".join(text.splitlines()))
+        self._status = "STATUS=" + " ".join(text.splitlines())
+        self.retry()
 
     def watchdog(self) -> None:
         """Ping the watchdog; call from the main loop after its health check."""
-        self._send("WATCHDOG=1")
+        self._keep(WATCHDOG)
 
     def stopping(self) -> None:
-        """Shutdown has begun."""
-        self._send("STOPPING=1")
+        """Shutdown has begun. The last notification: what is still unsent after
+        ``STOP_GRACE`` seconds of a full queue (or at once, the socket gone) is logged."""
+        self._keep(STOPPING)
+        deadline = time.monotonic() + STOP_GRACE
+        while self._pending and self._waiting_helps() and time.monotonic() < deadline:
+            time.sleep(0.01)
+            self.retry()
+        if self._pending:
+            self._log.error("sd_notify_undelivered", messages=list(self._pending))
 
-    def _send(self, message: str) -> None:
+    def retry(self) -> None:
+        """Send what is kept, in order, until the socket takes no more."""
+        while self._pending:
+            if not self._send(self._pending[0]):
+                return
+            self._pending.pop(0)
+        if self._status is not None and self._send(self._status):
+            self._status = None
+
+    def _keep(self, message: str) -> None:
         if self._address is None:
             return
+        if message not in self._pending:
+            self._pending.append(message)
+            if self._failure is not None:
+                self._late.append(message)
+        self.retry()
+
+    def _waiting_helps(self) -> bool:
+        return self._failure is not None and self._failure.errno in _FULL
+
+    def _send(self, message: str) -> bool:
+        """One datagram, never waiting; whether it went."""
+        assert self._address is not None
+        kind = socket.SOCK_DGRAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK
         try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
-                sock.sendto(message.encode(), self._address)
+            with socket.socket(socket.AF_UNIX, kind) as sock:
+                sock.sendto(message.encode(), socket.MSG_DONTWAIT, self._address)
         except OSError as exc:
-            # Once per outage: a dead socket must not flood the log at every ping.
-            if not self._failing:
-                self._failing = True
-                self._log.warning(
-                    "sd_notify_failed",
-                    socket=os.fsdecode(self._address).replace("\0", "@", 1),
-                    error=exc.strerror or type(exc).__name__,
-                )
-            return
-        if self._failing:
-            self._failing = False
-            self._log.info("sd_notify_recovered")
+            self._failed(exc, message)
+            return False
+        if self._failure is not None:
+            self._log.info(
+                "sd_notify_recovered", statuses_dropped=self._dropped, delivered_late=self._late
+            )
+            self._failure, self._dropped, self._late = None, 0, []
+        return True
+
+    def _failed(self, exc: OSError, message: str) -> None:
+        # Once per outage: a full or dead socket must not flood the log at every ping.
+        if self._failure is None:
+            self._log.warning(
+                "sd_notify_failed",
+                socket=os.fsdecode(self._address or b"").replace("\0", "@", 1),
+                error=exc.strerror or type(exc).__name__,
+                message=message.partition("=")[0],
+            )
+            self._late = list(self._pending)
+        self._failure = exc

@@ -15,6 +15,7 @@ import structlog
 
 from controller.api import Access, ApiServer
 from controller.config import Config, SerialDevice, SocketAccess
+from controller.daemon.health import journal_problem
 from controller.games import game
 from controller.journal import JournalError, Row, SqliteJournal
 from controller.journal.observed import ObservedJournal
@@ -40,13 +41,21 @@ class PublishingJournal(ObservedJournal):
         super().__init__()
         self.file = journal
         self._api = api
+        self._failure: str | None = None  # the last write's error, until one succeeds
 
     def _write(self, entry: Mapping[str, object]) -> None:
-        self.file.record(entry)
+        try:
+            self.file.record(entry)
+        except JournalError as exc:
+            self._failure = str(exc)
+            raise
+        self._failure = None
         self._api.publish(self.file.last_seq, entry)
 
-    def writable(self) -> bool:
-        return os.access(self.file.path, os.W_OK)
+    def problem(self) -> str | None:
+        """Why the next commits could not be made or kept, for the watchdog's check
+        (controller/daemon/health.py); None: they can."""
+        return journal_problem(self.file.path, self._failure)
 
 
 def sealing_key(journal_path: str) -> bytes:

@@ -340,7 +340,7 @@ class Table(Halting):
 
     def _on_command(self, command: Command) -> None:
         if isinstance(command, FloorClear):
-            problem = self._clear_problem(command) if self.state == HALTED else None
+            problem = self._clear_problem(command) if self.state == HALTED else self._not_stopped()
             if isinstance(problem, Refusal):
                 self._refuse(command, problem)
             elif problem is not None:
@@ -353,6 +353,12 @@ class Table(Halting):
             )
         else:
             self._on_game_command(command)
+
+    def _not_stopped(self) -> str:
+        """Why a floorperson's clear finds nothing to clear: where play is instead (a
+        restart that found no round in play, or whose stop was cleared, left it so)."""
+        where = f", shoe {self.shoe_number} round {self.round}" if self.shoe_number else ""
+        return f"nothing to clear: play is not stopped; the table is {self.state}{where}"
 
     # ------------------------------------------------------------------ records
 

@@ -41,6 +41,7 @@ from controller.table.events import (
     Wager,
 )
 from drivers import messages as m
+from tests.support.flood import ask_hello, close_all, flood, told
 from tests.support.paths import ROOT
 from tests.support.tables import Devices
 
@@ -887,3 +888,50 @@ def test_close_disconnects_everyone_and_unlinks_the_sockets(make_rig: Callable[.
     with pytest.raises(FileNotFoundError):
         Client(rig.server.path("dealer"))
     rig.server.publish(1, {"type": "prompt"})  # after close: nothing, and no error
+
+
+# ---------------------------------------------------------------------- many clients at once
+
+
+def test_a_thousand_simultaneous_connects_are_each_served_or_told_so_in_one_line(
+    rig: Rig,
+) -> None:
+    # The listen queue itself, with the daemon stopped while a flood arrives:
+    # tests/daemon/test_daemon.py. Here, the bound on the clients served.
+    clients = flood(rig.server.path("events"), 1000)
+    try:
+        told(clients, closed=1000 - api.MAX_CLIENTS)
+        crowded = [c for c in clients if c.closed]
+        served = [c for c in clients if not c.closed]
+        assert len(served) == api.MAX_CLIENTS
+        assert all(c.data == b"" for c in served)  # nothing unasked
+        message = f"{api.MAX_CLIENTS} clients use events.sock already: try again later"
+        assert all(
+            c.lines
+            == [
+                {
+                    "v": 1,
+                    "type": "error",
+                    "id": None,
+                    "code": "too_many_clients",
+                    "message": message,
+                }
+            ]
+            for c in crowded
+        )
+        assert all(ask_hello(c)["type"] == "hello" for c in served)
+        # Each socket has its own bound: the dealer's console is still served.
+        assert hello(rig.client("dealer"))["type"] == "hello"
+        # A client that leaves makes room for the next.
+        served[0].sock.close()
+        wait_for(lambda: _serves(rig.server.path("events")), "room on events.sock")
+    finally:
+        close_all(clients)
+
+
+def _serves(path: Path) -> bool:
+    client = Client(path)
+    try:
+        return hello(client)["type"] == "hello"
+    finally:
+        client.close()

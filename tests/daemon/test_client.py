@@ -29,6 +29,7 @@ from controller.rules.baccarat import BaccaratRules
 from controller.table.baccarat import BaccaratTable
 from controller.table.events import Command, ManualShuffle, Wager
 from drivers import messages as m
+from tests.support.flood import Flooded, ask_hello, close_all, flood
 from tests.support.tables import Devices
 
 ME = Access(uids=(os.getuid(),))
@@ -516,3 +517,89 @@ def test_against_a_simulated_daemon(tmp_path: Path, capsys: pytest.CaptureFixtur
     # The daemon stopping ends the stream: one line, exit 1 (docs/cli.md).
     assert follower.returncode == EXITS["failure"]
     assert one_line(err).endswith("events.sock: the daemon closed the connection")
+
+
+# --------------------------------------------------------------------------- a crowded daemon
+
+
+def _take_every_place(path: Path) -> list[Flooded]:
+    """As many clients on ``path`` as the API serves: each served (it answers hello)."""
+    from controller.api import MAX_CLIENTS
+
+    clients = flood(path, MAX_CLIENTS)
+    for client in clients:
+        assert ask_hello(client)["type"] == "hello"
+    return clients
+
+
+def test_a_crowded_socket_is_tried_again_briefly_then_said_in_one_line(
+    table: TableBehindApi, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.api import MAX_CLIENTS
+
+    clients = _take_every_place(table.runtime_dir / "events.sock")
+    try:
+        started = time.monotonic()
+        code, out, err = tablectl(capsys, "status", runtime_dir=table.runtime_dir)
+        took = time.monotonic() - started
+    finally:
+        close_all(clients)
+    assert (code, out) == (EXITS["failure"], "")
+    assert one_line(err) == (
+        f"tablectl: error: {table.runtime_dir / 'events.sock'}: {MAX_CLIENTS} clients use "
+        "events.sock already: try again later (too_many_clients; tried for 2 s)"
+    )
+    assert 1.5 <= took < 4
+
+
+def test_a_command_sent_while_crowded_goes_through_once_when_a_place_frees(
+    table: TableBehindApi, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clients = _take_every_place(table.runtime_dir / "dealer.sock")
+    leave = threading.Timer(0.3, clients[0].sock.close)
+    leave.start()
+    try:
+        code, out, err = tablectl(
+            capsys, "send", "--json", "{}", "manual_shuffle", runtime_dir=table.runtime_dir
+        )
+    finally:
+        leave.join()
+        close_all(clients)
+    assert code == EXITS["done"], err
+    assert out.startswith("done: manual_shuffle")
+    # The lines the crowded connection carried were never read: sent again, handled once.
+    assert [c.name for c in table.handled] == ["manual_shuffle"]
+
+
+def test_a_full_listen_queue_is_tried_again_briefly_then_said_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    # A socket whose listener never accepts: its queue full, a connect fails at once.
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(tmp_path / "events.sock"))
+    listener.listen(0)
+    queued = []
+    try:
+        while True:
+            waiting = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            waiting.setblocking(False)
+            queued.append(waiting)
+            waiting.connect(str(tmp_path / "events.sock"))
+    except BlockingIOError:
+        pass
+    try:
+        started = time.monotonic()
+        code, _, err = tablectl(capsys, "status", runtime_dir=tmp_path)
+        took = time.monotonic() - started
+    finally:
+        for waiting in queued:
+            waiting.close()
+        listener.close()
+    assert code == EXITS["failure"]
+    assert one_line(err) == (
+        f"tablectl: error: {tmp_path / 'events.sock'}: the daemon does not accept "
+        "connections: its queue of them is full (tried for 2 s)"
+    )
+    assert 1.5 <= took < 4

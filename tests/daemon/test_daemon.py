@@ -12,7 +12,6 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -22,68 +21,16 @@ from typing import Any
 import pytest
 
 from controller.journal import SqliteJournal, verify
+from tests.support.daemon import NotifySocket, daemon, finish, logged
+from tests.support.flood import Flooded, close_all, flood, told
 
 CARD = re.compile(r"\b(10|[2-9TJQKA])[SHDC]\b")  # a card token, as STATUS must never hold
 FAST = ("--pace-ms", "0")
 
 
-def daemon(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "run", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
-    )
-
-
-def finish(proc: subprocess.Popen[str], timeout: float = 30) -> tuple[int, str, str]:
-    out, err = proc.communicate(timeout=timeout)
-    return proc.returncode, out, err
-
-
 def rows(path: Path) -> list[tuple[int, str, dict[str, Any]]]:
     with SqliteJournal(path) as journal:
         return [(r.seq, r.ts, r.entry) for r in journal.rows()]
-
-
-class NotifySocket:
-    """What systemd's notification socket receives, with the time of arrival."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(str(path))
-        self.sock.settimeout(0.1)
-        self.messages: list[tuple[float, str]] = []
-        self._stop = False
-        self._thread = threading.Thread(target=self._receive, daemon=True)
-        self._thread.start()
-
-    def _receive(self) -> None:
-        while not self._stop:
-            try:
-                data = self.sock.recv(4096)
-            except TimeoutError:
-                continue
-            self.messages.append((time.time(), data.decode()))
-
-    def wait_for(self, prefix: str, timeout: float = 20) -> float:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for at, message in list(self.messages):
-                if message.startswith(prefix):
-                    return at
-            time.sleep(0.02)
-        raise AssertionError(f"no {prefix!r} within {timeout} s: {self.texts()}")
-
-    def texts(self) -> list[str]:
-        return [message for _, message in self.messages]
-
-    def close(self) -> None:
-        self._stop = True
-        self._thread.join()
-        self.sock.close()
 
 
 @pytest.fixture
@@ -378,25 +325,26 @@ def test_the_sealing_key_is_made_once_beside_the_journal_for_the_daemon_alone(
         sealing_key(str(journal))
 
 
-def test_the_watchdog_check_fails_on_a_stalled_queue_or_an_unwritable_journal() -> None:
+def test_the_watchdog_check_fails_on_a_stalled_queue_or_a_journal_problem() -> None:
     # The loop sends WATCHDOG=1 only when this check passes (TableLoop.run): a table
-    # thread that stopped draining its queue, or a journal it cannot write, lets
-    # systemd's watchdog restart the daemon.
+    # thread that stopped draining its queue, or a journal that cannot take the next
+    # commits (tests/daemon/test_health.py, on real filesystems), lets systemd's
+    # watchdog restart the daemon.
     from types import SimpleNamespace
 
     from controller.daemon import loop as d
 
-    def check(emptied_ago: float, writable: bool) -> bool:
+    def check(emptied_ago: float, problem: str | None) -> bool:
         fake = SimpleNamespace(
             inbox=SimpleNamespace(emptied_at=time.monotonic() - emptied_ago),
-            journal=SimpleNamespace(writable=lambda: writable),
+            journal=SimpleNamespace(problem=lambda: problem),
             unhealthy=False,
         )
         return bool(d.TableLoop._healthy(fake))  # type: ignore[arg-type]
 
-    assert check(0.1, True)
-    assert not check(d.STALLED_AFTER + 1, True)
-    assert not check(0.1, False)
+    assert check(0.1, None)
+    assert not check(d.STALLED_AFTER + 1, None)
+    assert not check(0.1, "/var/lib/tablectl is on a read-only filesystem")
 
 
 def test_a_configured_table_opens_the_devices_its_file_names(
@@ -447,3 +395,186 @@ def test_a_configured_table_opens_the_devices_its_file_names(
     connected = {e["device"] for e in entries if e.get("event") == "device_connected"}
     assert connected == {"shoe", "shuffler"}
     assert verify(tmp_path / "journal.db").ok
+
+
+@pytest.mark.timeout(90)  # before the fix the table stalled here for ever
+def test_a_notify_socket_nobody_reads_never_stops_the_table(tmp_path: Path) -> None:
+    # A health-check tool that binds NOTIFY_SOCKET and never reads it: its queue is full
+    # from the start, so every notification fails with EAGAIN; the table deals on.
+    notify = NotifySocket(tmp_path / "notify.sock", reading=False)
+    try:
+        assert notify.fill() > 0
+        env = {"NOTIFY_SOCKET": str(notify.path), "WATCHDOG_USEC": "400000"}
+        args = ("--simulate", "--game", "spanish21", "--rounds", "12", *FAST)
+        code, _, err = finish(daemon(*args, "--workdir", str(tmp_path), env=env), timeout=60)
+    finally:
+        notify.close()
+    assert code == 0, err
+    entries = [entry for _, _, entry in rows(tmp_path / "journal.db")]
+    assert [e["type"] for e in entries].count("round_end") == 12
+    assert verify(tmp_path / "journal.db").ok
+    # The outage logged once, and at the stop what systemd never got, by name.
+    assert len(logged(err, "sd_notify_failed")) == 1
+    (undelivered,) = logged(err, "sd_notify_undelivered")
+    # Kept in the order asked for: the loop pings before READY=1 as well.
+    assert sorted(undelivered["messages"][:2]) == ["READY=1", "WATCHDOG=1"]
+    assert undelivered["messages"][2:] == ["STOPPING=1"]
+    assert "Traceback" not in err
+
+
+@pytest.mark.timeout(90)
+def test_ready_and_pings_held_by_a_full_notify_socket_arrive_once_it_is_read(
+    tmp_path: Path,
+) -> None:
+    notify = NotifySocket(tmp_path / "notify.sock", reading=False)
+    try:
+        filled = notify.fill()
+        env = {"NOTIFY_SOCKET": str(notify.path), "WATCHDOG_USEC": "400000"}
+        args = ("--simulate", "--pace-ms", "5", "--workdir", str(tmp_path))
+        proc = daemon(*args, env=env)
+        try:
+            deadline = time.monotonic() + 30
+            while not any(e["type"] == "round_end" for e in _journal_now(tmp_path / "journal.db")):
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+            dealing_at = time.time()  # a round played while READY=1 waited
+            notify.start()
+            ready_at = notify.wait_for("READY=1")
+            notify.wait_for("WATCHDOG=1")
+        finally:
+            proc.send_signal(signal.SIGTERM)
+        code, _, err = finish(proc)
+        notify.wait_for("STOPPING=1", timeout=5)
+    finally:
+        notify.close()
+    assert code == 0, err
+    texts = notify.texts()
+    assert texts[:filled] == ["filler"] * filled
+    assert texts.count("READY=1") == 1 and ready_at > dealing_at
+    assert texts.index("READY=1") < texts.index("STOPPING=1")
+    # The notifications kept first, then the latest status, not the backlog of statuses
+    # dropped while nobody read.
+    assert sorted(texts[filled : filled + 2]) == ["READY=1", "WATCHDOG=1"]
+    statuses = [t for t in texts[filled:] if t.startswith("STATUS=")]
+    assert "rounds played" in statuses[0], statuses
+    assert len(logged(err, "sd_notify_failed")) == 1
+    assert not logged(err, "sd_notify_undelivered")
+
+
+def _playing_since_restart(entries: list[dict[str, Any]]) -> bool:
+    """Play stopped at the restart, and every stop since is cleared and wagers taken."""
+    restarts = [i for i, e in enumerate(entries) if e["type"] == "resumed"]
+    if not restarts:
+        return False
+    since = [e["type"] for e in entries[restarts[-1] :]]
+    cleared = max(i for i, kind in enumerate(since) if kind in ("halt", "floor_clear", "resumed"))
+    return since[cleared] == "floor_clear" and "wager" in since[cleared:]
+
+
+def test_a_clear_after_a_restart_when_play_is_not_stopped_says_where_play_is(
+    tmp_path: Path,
+) -> None:
+    # It said "nothing to clear: play is not stopped (None; ...)": the section a
+    # refusal without one was printed as None, and nothing said where play was.
+    journal = tmp_path / "journal.db"
+    args = ("--simulate", "--seed", "5", "--workdir", str(tmp_path))
+    proc = daemon(*args, "--pace-ms", "20")
+    try:
+        deadline = time.monotonic() + 30
+        while not (_in_round(_journal_now(journal)) and len(_journal_now(journal)) > 40):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+    finally:
+        proc.kill()
+        proc.wait()
+    proc = daemon(*args, "--pace-ms", "300")
+    try:
+        deadline = time.monotonic() + 30
+        while not _playing_since_restart(_journal_now(journal)):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)  # the simulated floorperson clears the restart's stops
+        sent = subprocess.run(
+            [sys.executable, "-m", "controller.cli", "send", "--floor", "floor_clear"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TABLECTL_RUNTIME_DIR": str(tmp_path)},
+            timeout=30,
+        )
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        finish(proc)
+    assert sent.returncode == 3, sent.stderr
+    (refused,) = [
+        e for e in _journal_now(journal) if e["type"] == "refused" and e["command"] == "floor_clear"
+    ]
+    where = f"the table is {refused['state']}, shoe "
+    line = sent.stdout.strip()
+    assert re.fullmatch(
+        r"refused: floor_clear: nothing to clear: play is not stopped; "
+        + re.escape(where)
+        + r"\d+ round \d+ \(ticket \d+, journal \d+\)",
+        line,
+    ), line
+    assert refused["section"] is None
+
+
+@pytest.mark.timeout(120)
+def test_a_thousand_simultaneous_connects_never_stop_the_table_and_each_is_answered(
+    tmp_path: Path, notify: NotifySocket
+) -> None:
+    # With a backlog of 16, 839 of 1,000 such connects failed with EAGAIN. SIGSTOP holds
+    # the daemon while they arrive: every one must wait in the listen queue.
+    from controller.api import MAX_CLIENTS
+
+    args = ("--simulate", "--pace-ms", "5", "--workdir", str(tmp_path))
+    proc = daemon(*args, env={"NOTIFY_SOCKET": str(notify.path)})
+    clients: list[Flooded] = []
+    try:
+        notify.wait_for("READY=1")
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            clients = flood(tmp_path / "events.sock", 1000)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        told(clients, closed=1000 - MAX_CLIENTS)
+        crowded = [c for c in clients if c.closed]
+        assert len(crowded) == 1000 - MAX_CLIENTS
+        assert {c.lines[0]["code"] for c in crowded} == {"too_many_clients"}
+        assert all(len(c.lines) == 1 for c in crowded)
+        # The table deals on with its clients all taken.
+        played = _rounds_played(tmp_path / "journal.db")
+        deadline = time.monotonic() + 20
+        while _rounds_played(tmp_path / "journal.db") < played + 2:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        # tablectl status tries again briefly, then says so in one line.
+        status = _tablectl_status(tmp_path)
+        assert status.returncode == 1 and status.stdout == ""
+        assert status.stderr.strip().splitlines() == [
+            f"tablectl: error: {tmp_path / 'events.sock'}: {MAX_CLIENTS} clients use "
+            "events.sock already: try again later (too_many_clients; tried for 2 s)"
+        ]
+        next(c for c in clients if not c.closed).sock.close()  # room for one
+        status = _tablectl_status(tmp_path)
+        assert status.returncode == 0, status.stderr
+        assert status.stdout.startswith("table simulated (baccarat): ")
+    finally:
+        close_all(clients)
+        proc.send_signal(signal.SIGTERM)
+        code, _, err = finish(proc)
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert verify(tmp_path / "journal.db").ok
+
+
+def _rounds_played(path: Path) -> int:
+    return sum(1 for e in _journal_now(path) if e["type"] == "round_end")
+
+
+def _tablectl_status(runtime_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", "status", "--runtime-dir", str(runtime_dir)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )

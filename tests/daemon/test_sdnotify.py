@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 from pytest_mock import MockerFixture
 from structlog.testing import capture_logs
 
-from controller.daemon.sdnotify import Notifier, NotifyEnvError
+from controller.daemon.sdnotify import STOP_GRACE, Notifier, NotifyEnvError
 from controller.errors import TablectlError
 
 
@@ -216,11 +218,13 @@ def test_lost_socket_is_logged_once_and_never_raises(tmp_path: Path) -> None:
             notifier.watchdog()
         notifier.status("still here")
         notifier.stopping()
-    assert len(logs) == 1
-    assert logs[0]["event"] == "sd_notify_failed"
+    # One warning for the outage, and at the stop one error naming what never went.
+    assert [entry["event"] for entry in logs] == ["sd_notify_failed", "sd_notify_undelivered"]
     assert logs[0]["log_level"] == "warning"
     assert logs[0]["socket"] == path
     assert logs[0]["error"]
+    assert logs[1]["log_level"] == "error"
+    assert logs[1]["messages"] == ["WATCHDOG=1", "STOPPING=1"]
 
 
 def test_socket_that_comes_back_is_used_again_and_a_new_outage_is_logged(
@@ -252,3 +256,97 @@ def test_lost_abstract_socket_is_logged_with_its_at_name() -> None:
         notifier.ready()
         notifier.ready()
     assert [(entry["event"], entry["socket"]) for entry in logs] == [("sd_notify_failed", name)]
+
+
+def _fill(path: str) -> int:
+    """Send datagrams to ``path`` until its queue is full, as it is when nobody reads
+    the socket; how many it holds."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as filler:
+        filler.setblocking(False)
+        sent = 0
+        while True:
+            try:
+                filler.sendto(b"filler", path)
+            except BlockingIOError:
+                return sent
+            sent += 1
+
+
+def _drain(sock: socket.socket, count: int) -> None:
+    for _ in range(count):
+        assert sock.recv(4096) == b"filler"
+
+
+@pytest.mark.timeout(10)  # a blocking send would hang here: fail, not wait for ever
+def test_a_full_queue_never_blocks_drops_statuses_and_keeps_the_rest(
+    path_socket: tuple[socket.socket, str],
+) -> None:
+    sock, path = path_socket
+    filled = _fill(path)
+    assert filled > 0
+    notifier = Notifier.from_env({"NOTIFY_SOCKET": path})
+    with capture_logs() as logs:
+        started = time.monotonic()
+        notifier.ready()
+        for n in range(50):
+            notifier.status(f"dealing, round {n}")
+        notifier.watchdog()
+        notifier.watchdog()  # kept once
+        notifier.retry()
+        assert time.monotonic() - started < 1.0
+    assert notifier.unsent == ("READY=1", "WATCHDOG=1", "STATUS=dealing, round 49")
+    assert [(e["event"], e["message"]) for e in logs] == [("sd_notify_failed", "READY")]
+    _drain(sock, filled)
+    with capture_logs() as logs:
+        notifier.retry()
+    # In the order asked for, the latest status last; nothing else.
+    got = [sock.recv(4096) for _ in range(3)]
+    assert got == [b"READY=1", b"WATCHDOG=1", b"STATUS=dealing, round 49"]
+    _assert_nothing_more(sock)
+    assert notifier.unsent == ()
+    assert logs == [
+        {
+            "event": "sd_notify_recovered",
+            "log_level": "info",
+            "statuses_dropped": 49,
+            "delivered_late": ["READY=1", "WATCHDOG=1"],
+        }
+    ]
+
+
+@pytest.mark.timeout(10)
+def test_stopping_waits_briefly_for_a_full_queue_and_names_what_never_went(
+    path_socket: tuple[socket.socket, str],
+) -> None:
+    _, path = path_socket
+    _fill(path)
+    notifier = Notifier.from_env({"NOTIFY_SOCKET": path})
+    with capture_logs() as logs:
+        notifier.ready()
+        started = time.monotonic()
+        notifier.stopping()
+        waited = time.monotonic() - started
+    assert STOP_GRACE <= waited < STOP_GRACE + 0.5
+    assert [e["event"] for e in logs] == ["sd_notify_failed", "sd_notify_undelivered"]
+    assert logs[1]["messages"] == ["READY=1", "STOPPING=1"]
+
+
+@pytest.mark.timeout(10)
+def test_stopping_is_delivered_when_the_queue_drains_within_the_grace(
+    path_socket: tuple[socket.socket, str],
+) -> None:
+    sock, path = path_socket
+    filled = _fill(path)
+    notifier = Notifier.from_env({"NOTIFY_SOCKET": path})
+    notifier.status("stopping (signal SIGTERM)")
+    reader = threading.Timer(STOP_GRACE / 4, _drain, (sock, filled))
+    reader.start()
+    with capture_logs() as logs:
+        notifier.stopping()
+    reader.join()
+    assert [sock.recv(4096) for _ in range(2)] == [
+        b"STOPPING=1",
+        b"STATUS=stopping (signal SIGTERM)",
+    ]
+    assert [e["event"] for e in logs] == ["sd_notify_recovered"]
+    assert logs[0]["delivered_late"] == ["STOPPING=1"]

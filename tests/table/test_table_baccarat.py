@@ -462,7 +462,9 @@ def test_a_bug_stops_the_table_instead_of_the_thread(monkeypatch: pytest.MonkeyP
 def test_nothing_to_clear_when_play_is_not_stopped() -> None:
     d = Dealer()
     d.table.handle(FloorClear())
-    assert d.refusals()[0]["reason"] == "nothing to clear: play is not stopped"
+    assert d.refusals()[0]["reason"] == (
+        "nothing to clear: play is not stopped; the table is shuffle_due"
+    )
 
 
 # --------------------------------------------------------------------------- record, money

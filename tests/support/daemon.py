@@ -1,0 +1,97 @@
+"""``tablectl run`` as a process, and a stand-in for systemd's notification socket."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+
+def daemon(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+    )
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 30) -> tuple[int, str, str]:
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out, err
+
+
+class NotifySocket:
+    """What systemd's notification socket receives, with the time of arrival."""
+
+    def __init__(self, path: Path, reading: bool = True) -> None:
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(path))
+        self.sock.settimeout(0.1)
+        self.messages: list[tuple[float, str]] = []
+        self._stop = False
+        self._thread = threading.Thread(target=self._receive, daemon=True)
+        if reading:
+            self.start()
+
+    def start(self) -> None:
+        """Read the socket from now on (as systemd does all the time)."""
+        self._thread.start()
+
+    def fill(self) -> int:
+        """Fill the socket's queue, as a reader that stopped reading leaves it: the
+        datagrams sent, each "filler", before the kernel took no more."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as filler:
+            filler.setblocking(False)
+            sent = 0
+            while True:
+                try:
+                    filler.sendto(b"filler", str(self.path))
+                except BlockingIOError:
+                    return sent
+                sent += 1
+
+    def _receive(self) -> None:
+        while not self._stop:
+            try:
+                data = self.sock.recv(4096)
+            except TimeoutError:
+                continue
+            self.messages.append((time.time(), data.decode()))
+
+    def wait_for(self, prefix: str, timeout: float = 20) -> float:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for at, message in list(self.messages):
+                if message.startswith(prefix):
+                    return at
+            time.sleep(0.02)
+        raise AssertionError(f"no {prefix!r} within {timeout} s: {self.texts()}")
+
+    def texts(self) -> list[str]:
+        return [message for _, message in self.messages]
+
+    def close(self) -> None:
+        self._stop = True
+        if self._thread.is_alive():
+            self._thread.join()
+        self.sock.close()
+
+
+def logged(err: str, event: str) -> list[dict[str, Any]]:
+    """The daemon's log lines (JSON on stderr) of ``event``."""
+    found = []
+    for line in err.splitlines():
+        if line.startswith("{") and f'"{event}"' in line:
+            record = json.loads(line)
+            if record.get("event") == event:
+                found.append(record)
+    return found
