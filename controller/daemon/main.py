@@ -35,7 +35,7 @@ from controller.daemon import wiring
 from controller.daemon.arguments import Options
 from controller.daemon.console import SimulatedHardware
 from controller.daemon.inbox import Inbox
-from controller.daemon.integrity import JournalGuard
+from controller.daemon.integrity import JournalGuard, LostTail
 from controller.daemon.loop import StatusLine, TableLoop
 from controller.daemon.sdnotify import Notifier, NotifyEnvError
 from controller.daemon.view import LiveView
@@ -125,6 +125,7 @@ def _start(
     title = f"tablectl · {config.table.game} table {config.table.id}"
     view = LiveView(out, title, health)
     journal.watchers.append(view.observe)
+    journal.watchers.append(LostTail())
     log.info("daemon_starting", table=config.table.id, game=config.table.game)
     for driver in drivers.values():
         driver.start()

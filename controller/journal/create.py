@@ -46,8 +46,8 @@ def create_journal(
     if sealing_key is not None:
         durable.create(files.sealkey_new, encode_key(sealing_key), 0o600, "key.writing")
     _build(files, header, now)
-    with contextlib.suppress(FileNotFoundError):
-        files.db.unlink()  # an empty file (``JournalFiles.missing``): nothing in it
+    if files.db.exists() and (files.missing() or files.unfinished()):
+        files.db.unlink()  # nothing in it: it is replaced
     durable.put_in_place(files.creating, files.db)
     if failpoints.ARMED:
         failpoints.reached("journal.placed")

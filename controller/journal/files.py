@@ -9,8 +9,11 @@
 
 Any of the last three, or a write-ahead log with frames in it, shows that the table
 has been in use: a journal missing beside them is refused, never started afresh
-(``witness``). A new journal is built as ``.journal.db.creating`` and its sealing key
-as ``.journal.sealkey.new`` (controller/journal/create.py); with the temporary files of
+(``witness``). A journal file with no schema (``unfinished``) is what a creation left
+before creations were atomic: it never held a row, and counts as missing.
+
+A new journal is built as ``.journal.db.creating`` and its sealing key as
+``.journal.sealkey.new`` (controller/journal/create.py); with the temporary files of
 durable writes (``.NAME.tmp``) those are the leftovers of an interrupted creation,
 cleared before a journal is created (``clear_leftovers``).
 """
@@ -19,11 +22,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from controller.journal.checkpoint import read_checkpoint, read_tail
 from controller.journal.errors import JournalError
+from controller.journal.sqlite import has_schema, open_read_only
 from drivers import durable
 
 
@@ -70,6 +75,22 @@ class JournalFiles:
             return self.db.stat().st_size == 0
         except FileNotFoundError:
             return True
+
+    def unfinished(self) -> bool:
+        """A marked journal file without its schema: what a creation before creations
+        were atomic left when it was interrupted. It never held a row."""
+        try:
+            if self.db.stat().st_size == 0:
+                return False
+            db = open_read_only(self.db)
+        except (OSError, JournalError):
+            return False
+        try:
+            return not has_schema(db)
+        except sqlite3.DatabaseError:
+            return False
+        finally:
+            db.close()
 
     def witness(self) -> str | None:
         """What shows the table has been in use, in words; None: nothing does."""

@@ -39,7 +39,7 @@ class Inspection:
 def inspect(files: JournalFiles) -> Inspection:
     """What the start-up check found; JournalError (one line) when the journal must not
     be used."""
-    db = open_read_only(files.db)
+    db = open_read_only(files.db, alone=True)
     try:
         _check_schema(files, db)
         checkpoint = read_checkpoint(files.checkpoint)

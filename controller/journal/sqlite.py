@@ -30,15 +30,18 @@ BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
 """
 
 
-def open_read_only(path: str | os.PathLike[str]) -> sqlite3.Connection:
+def open_read_only(path: str | os.PathLike[str], *, alone: bool = False) -> sqlite3.Connection:
     """A journal opened read-only: JournalError (one line) when it is missing,
     unreadable or not a tablectl journal. A read-only connection never checkpoints
-    the write-ahead log into the file nor removes it, whatever it finds."""
+    the write-ahead log into the file nor removes it, whatever it finds. ``alone``: no
+    other process has the journal open (the daemon's start), so a journal without a
+    write-ahead log is read as it is, without creating one."""
     p = Path(path)
     if not p.is_file():
         raise JournalError(f"{p}: no such journal")
+    untouched = alone and not p.with_name(p.name + "-wal").exists()
     try:
-        db = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+        db = sqlite3.connect(f"file:{p}?mode=ro{'&immutable=1' if untouched else ''}", uri=True)
     except sqlite3.Error as exc:
         raise JournalError(f"{p}: cannot open the journal: {exc}") from None
     try:

@@ -57,7 +57,7 @@ class SqliteJournal:
         self.path = self.files.db
         self._clock = clock or (lambda: datetime.now(UTC))
         self._every = checkpoint_every
-        self.created = self.files.missing()
+        self.created = self.files.missing() or self.files.unfinished()
         if self.created:
             witness = self.files.witness()
             if witness is not None:
@@ -143,13 +143,14 @@ class SqliteJournal:
     def _read(self, where: str, bound: int) -> Iterator[Row]:
         """Rows as they are read; JournalError (one line, naming the row) for one that
         cannot be (a damaged page, a body that is not JSON)."""
-        seq = None
+        at = ""
         try:
             cursor = self._db.execute(f"SELECT seq, ts, body FROM rows {where}", (bound,))
             for seq, ts, body in cursor:
+                at = f" at row {seq}"
                 yield Row(int(seq), str(ts), json.loads(body))
+                at = f" after row {seq}"
         except (sqlite3.DatabaseError, ValueError) as exc:
-            at = "" if seq is None else f" after row {seq}"
             raise JournalError(
                 f"{self.path}: the journal is damaged{at}: {exc}: run `tablectl journal verify`"
             ) from None
