@@ -125,7 +125,6 @@ def _start(
     title = f"tablectl · {config.table.game} table {config.table.id}"
     view = LiveView(out, title, health)
     journal.watchers.append(view.observe)
-    journal.watchers.append(LostTail())
     log.info("daemon_starting", table=config.table.id, game=config.table.game)
     for driver in drivers.values():
         driver.start()
@@ -178,7 +177,9 @@ def _open(
     api = ApiServer(config.api.runtime_dir, guard.submit, dealer=dealer, floor=floor, events=events)
     api.start()
     cleanup.callback(api.close)
-    return wiring.PublishingJournal(journal_file, api), api, guard
+    journal = wiring.PublishingJournal(journal_file, api)
+    journal.watchers.append(LostTail())
+    return journal, api, guard
 
 
 def _drivers(

@@ -118,6 +118,7 @@ class Tail:
             durable.create(path, _tail(seq, digest), 0o600, None)
         self._fd: int | None = os.open(path, os.O_WRONLY)
         self.wrote(seq, digest)
+        os.ftruncate(self._fd, _TAIL_SIZE)  # whatever else the file held, it is one record
 
     def wrote(self, seq: int, digest: str) -> None:
         if self._fd is not None:

@@ -96,7 +96,7 @@ def _chain_from(files: JournalFiles, db: sqlite3.Connection, start: Mark, tail: 
     count = 0
     for seq, ts, body, prev, stored in cursor:
         count += 1
-        if seq == start.seq:
+        if count == 1 and start.seq:
             problem = _at_checkpoint(files, seq, ts, body, prev, stored, start)
         else:
             problems = chain.see(seq, ts, body, prev, stored)
@@ -111,7 +111,9 @@ def _chain_from(files: JournalFiles, db: sqlite3.Connection, start: Mark, tail: 
 def _at_checkpoint(
     files: JournalFiles, seq: int, ts: str, body: str, prev: str, stored: str, start: Mark
 ) -> str | None:
-    """The checkpoint's own row (a row missing there is the chain's: a gap)."""
+    """The checkpoint's own row."""
+    if seq != start.seq:
+        return f"row {start.seq}: missing, {files.checkpoint.name} saw it (removed)"
     if stored != start.hash:
         return f"row {seq}: not the row {files.checkpoint.name} saw (replaced)"
     if row_hash(seq, ts, prev, body) != stored:

@@ -27,6 +27,8 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+import structlog
+
 from controller.journal.chain import Row, encode, row_hash
 from controller.journal.checkpoint import CHECKPOINT_EVERY, Checkpoint, Mark, Tail
 from controller.journal.create import create_journal
@@ -34,6 +36,8 @@ from controller.journal.errors import JournalError
 from controller.journal.files import JournalFiles
 from controller.journal.inspect import Inspection, inspect
 from drivers import failpoints
+
+log = structlog.get_logger("controller.journal")
 
 
 class SqliteJournal:
@@ -71,9 +75,13 @@ class SqliteJournal:
         self._closed = False
         self._seq, self._prev = self.inspection.last.seq, self.inspection.last.hash
         self.checkpoint = Checkpoint(self.files.checkpoint, self.inspection.checkpoint)
-        if self.inspection.checkpoint != self.inspection.last:
-            self.checkpoint.advance(self._seq, self._prev)  # checked up to here just now
-        self._tail = Tail(self.files.tail, self._seq, self._prev)
+        try:
+            if self.inspection.checkpoint != self.inspection.last:
+                self.checkpoint.advance(self._seq, self._prev)  # checked up to here just now
+            self._tail = Tail(self.files.tail, self._seq, self._prev)
+        except OSError as exc:
+            self._db.close()
+            raise JournalError(f"{self.path}: cannot write beside the journal: {exc}") from None
 
     @property
     def header(self) -> dict[str, Any] | None:
@@ -113,12 +121,21 @@ class SqliteJournal:
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot write the journal: {exc}") from None
         self._seq, self._prev = seq, digest
-        self._tail.wrote(seq, digest)
-        mark = self.checkpoint.mark
-        if mark is None or seq - mark.seq >= self._every:
-            self.checkpoint.advance(seq, digest)
+        self._witness(seq, digest)
         if failpoints.ARMED:
             failpoints.reached(f"journal.committed:{entry.get('type')}")
+
+    def _witness(self, seq: int, digest: str) -> None:
+        """The row is durable: the tail record says so, and every ``checkpoint_every``
+        rows the checkpoint. Neither is the row: one that cannot be written (a full disk)
+        is logged and the table goes on, its next start checking a little more."""
+        try:
+            self._tail.wrote(seq, digest)
+            mark = self.checkpoint.mark
+            if mark is None or seq - mark.seq >= self._every:
+                self.checkpoint.advance(seq, digest)
+        except OSError as exc:
+            log.warning("journal_witness_unwritten", seq=seq, error=str(exc))
 
     # ------------------------------------------------------------------ reading
 
@@ -164,6 +181,8 @@ class SqliteJournal:
             mark = self.checkpoint.mark
             if mark is None or (mark.seq, mark.hash) != (self._seq, self._prev):
                 self.checkpoint.advance(self._seq, self._prev)
+        except OSError as exc:
+            log.warning("journal_checkpoint_unwritten", seq=self._seq, error=str(exc))
         finally:
             self._tail.close()
             self._db.close()

@@ -150,7 +150,10 @@ def test_a_torn_write_ahead_log_is_refused_naming_the_lost_row(tmp_path: Path) -
     last = len(stored_rows(journal))
     cut(tmp_path / "journal.db-wal", 7)
     assert len(stored_rows(journal)) == last - 1, "the last row is gone, and SQLite says nothing"
-    assert verify(journal).ok  # nor does the chain: only a witness shows it
+    # The chain is intact: only a witness shows the loss, and verify names it now.
+    assert verify(journal).problems == (
+        f"row {last} missing: the journal ends at row {last - 1}, journal.tail saw it",
+    )
     assert _refused(tmp_path) == (
         f"{journal}: row {last} is missing: the journal ends at row {last - 1}, its tail "
         f"record saw row {last} (docs/recovery.md)"
@@ -369,3 +372,33 @@ def test_a_device_that_was_acknowledged_past_the_journal_stops_the_table(
     assert entries.index(halt) > entries.index(gap)
     (said,) = [json.loads(line) for line in err.splitlines() if "journal_tail_lost" in line]
     assert said["detail"] == f"shoe events {drawn[0]}..{drawn[-1]} acknowledged, not in the journal"
+
+
+def test_the_header_row_reads_in_the_export_and_the_events(tmp_path: Path) -> None:
+    _played(tmp_path)
+    journal = str(tmp_path / "journal.db")
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "controller.cli", *args],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    report = json.loads(cli("journal", "export", "--round", "1", "--json", journal))
+    assert report["journal"] == {
+        "file": journal,
+        "chain": "intact",
+        "table": "simulated",
+        "game": "baccarat",
+    }
+    assert cli("journal", "export", "--round", "1", journal).startswith(
+        f"Baccarat: shoe 1, round 1, table simulated ({journal})\n"
+    )
+    first = cli("events", "--journal", journal).splitlines()[0]
+    assert (
+        first == '1 journal {"format":1,"game":"baccarat","sealing_key":null,"table":"simulated"}'
+    )
