@@ -34,8 +34,8 @@ def fsync_directory(path: str | os.PathLike[str]) -> None:
 
 
 def stage(path: str | os.PathLike[str], data: bytes, mode: int, failpoint: str | None) -> Path:
-    """Write ``data`` durably under ``path``'s temporary name, with ``mode`` from its
-    creation; the temporary file. A leftover of an earlier write is cleared first.
+    """Write ``data`` under ``path``'s temporary name, with ``mode`` from its creation,
+    and fsync it; the temporary file (its name is made durable with the final one). A leftover of an earlier write is cleared first.
     ``failpoint`` is reached once part of ``data`` is written."""
     temporary = leftover(path)
     with contextlib.suppress(FileNotFoundError):
@@ -48,10 +48,9 @@ def stage(path: str | os.PathLike[str], data: bytes, mode: int, failpoint: str |
         if failpoint is not None and failpoints.ARMED:
             failpoints.reached(failpoint)
         _write_all(fd, data[half:])
-        os.fsync(fd)
+        os.fsync(fd)  # the data before the name: the directory is fsynced once it has it
     finally:
         os.close(fd)
-    fsync_directory(temporary.parent)
     return temporary
 
 
