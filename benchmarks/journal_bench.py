@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.journal import CHECKPOINT_EVERY, SqliteJournal  # noqa: E402
-from controller.journal.chain import encode, row_hash  # noqa: E402
+from controller.journal.chain import row_hash  # noqa: E402
 from controller.journal.checkpoint import Checkpoint, Tail  # noqa: E402
 from controller.journal.fullcheck import full_check  # noqa: E402
 from controller.journal.header import Identity, open_table_journal  # noqa: E402

@@ -35,8 +35,9 @@ def fsync_directory(path: str | os.PathLike[str]) -> None:
 
 def stage(path: str | os.PathLike[str], data: bytes, mode: int, failpoint: str | None) -> Path:
     """Write ``data`` under ``path``'s temporary name, with ``mode`` from its creation,
-    and fsync it; the temporary file (its name is made durable with the final one). A leftover of an earlier write is cleared first.
-    ``failpoint`` is reached once part of ``data`` is written."""
+    and fsync it; the temporary file (its name is made durable with the final one). A
+    leftover of an earlier write is cleared first. ``failpoint`` is reached once part
+    of ``data`` is written."""
     temporary = leftover(path)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(temporary)

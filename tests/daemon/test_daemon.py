@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from controller.journal import SqliteJournal, verify
-from tests.support.daemon import NotifySocket, daemon, finish
+from tests.support.daemon import NotifySocket, configured_table, daemon, finish
 
 CARD = re.compile(r"\b(10|[2-9TJQKA])[SHDC]\b")  # a card token, as STATUS must never hold
 FAST = ("--pace-ms", "0")
@@ -356,35 +356,7 @@ def test_a_configured_table_opens_the_devices_its_file_names(
 ) -> None:
     # The production path, `tablectl run --config FILE`, against simulated devices on
     # real ptys named in the file (as udev's /dev/tablectl/* symlinks would be).
-    import secrets
-
-    from firmware_sim.harness import SimProcess
-
-    work = tmp_path / "devices"
-    work.mkdir()
-    key = secrets.token_bytes(32)
-    shoe = SimProcess("shoe", work, key, ["--pace", "manual", "--decks", "8"])
-    shuffler = SimProcess("shuffler", work, key, ["--decks", "8"])
-    # Dealer and floor sockets need groups of their own (docs/config.md): two that exist.
-    import grp
-
-    groups = sorted({g.gr_gid for g in grp.getgrall()})[:3]
-    devices = "".join(
-        f'[devices.{sim.name}]\npath = "{sim.link_path}"\nkey_file = "{sim.key_path}"\n'
-        f'approved_firmware = ["{sim.firmware_hash.hex()}"]\n'
-        for sim in (shoe, shuffler)
-    )
-    config = tmp_path / "table.toml"
-    config.write_text(
-        '[table]\nid = "bac-07"\ngame = "baccarat"\n[devices]\n'
-        + devices
-        + f'[journal]\npath = "{tmp_path / "journal.db"}"\n'
-        + f'[api]\nruntime_dir = "{tmp_path}"\n'
-        + "".join(
-            f"[api.{s}]\ngroup = {g}\n"
-            for s, g in zip(("dealer", "floor", "events"), groups, strict=True)
-        )
-    )
+    config, shoe, shuffler = configured_table(tmp_path)
     with shoe, shuffler:
         proc = daemon("--config", str(config), env={"NOTIFY_SOCKET": str(notify.path)})
         try:

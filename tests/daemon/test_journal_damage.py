@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import sqlite3
 import subprocess
@@ -21,9 +20,8 @@ from typing import Any
 import pytest
 
 from controller.journal import verify
-from firmware_sim.harness import SimProcess
-from tests.support.daemon import NotifySocket, daemon, finish
-from tests.support.journal import cut, files_of, flip, stored_rows
+from tests.support.daemon import NotifySocket, configured_table, daemon, finish
+from tests.support.journal import cut, files_of, flip, lose, stored_rows
 
 KILL_AFTER_ROUND_2 = {"TABLECTL_FAILPOINTS": "journal.committed:round_end@2"}
 
@@ -85,6 +83,14 @@ def _unique_row(path: Path, after: int) -> tuple[int, str, str]:
     raise AssertionError("no row with a body of its own")
 
 
+def _lost(journal: Path, last: int, kept: int) -> str:
+    """What a start says of a journal that lost its rows after ``kept``."""
+    return (
+        f"{journal}: row {last} is missing: the journal ends at row {kept}, its tail record "
+        f"saw row {last} (docs/recovery.md)"
+    )
+
+
 def _checkpoint(workdir: Path) -> dict[str, object]:
     data: dict[str, object] = json.loads((workdir / "journal.checkpoint").read_text())
     return data
@@ -97,10 +103,7 @@ def test_a_lost_journal_beside_its_witnesses_is_refused_and_nothing_created(
     _played(tmp_path)
     journal = tmp_path / "journal.db"
     seen = _checkpoint(tmp_path)["seq"]
-    if damage == "deleted":
-        journal.unlink()
-    else:
-        journal.write_bytes(b"")
+    lose(journal, damage)
     assert _refused(tmp_path) == (
         f"{journal}: no journal, but its checkpoint journal.checkpoint saw row {seen}: the "
         "table has been in use, so no fresh journal is started (docs/recovery.md)"
@@ -138,10 +141,7 @@ def test_a_flipped_byte_in_the_write_ahead_log_is_a_lost_tail_refused(tmp_path: 
     wal.write_bytes(bytes(data))
     kept = len(stored_rows(journal))
     assert kept < last
-    assert _refused(tmp_path) == (
-        f"{journal}: row {last} is missing: the journal ends at row {kept}, its tail record "
-        f"saw row {last} (docs/recovery.md)"
-    )
+    assert _refused(tmp_path) == _lost(journal, last, kept)
 
 
 def test_a_torn_write_ahead_log_is_refused_naming_the_lost_row(tmp_path: Path) -> None:
@@ -154,10 +154,7 @@ def test_a_torn_write_ahead_log_is_refused_naming_the_lost_row(tmp_path: Path) -
     assert verify(journal).problems == (
         f"row {last} missing: the journal ends at row {last - 1}, journal.tail saw it",
     )
-    assert _refused(tmp_path) == (
-        f"{journal}: row {last} is missing: the journal ends at row {last - 1}, its tail "
-        f"record saw row {last} (docs/recovery.md)"
-    )
+    assert _refused(tmp_path) == _lost(journal, last, last - 1)
 
 
 def test_a_file_truncated_after_a_checkpoint_is_refused(tmp_path: Path) -> None:
@@ -272,30 +269,6 @@ def _wait_for_halt(journal: Path, cause: str, timeout: float = 20) -> dict[str, 
     raise AssertionError(f"no {cause} halt within {timeout} s")
 
 
-def _configured(tmp_path: Path, shoe: SimProcess, shuffler: SimProcess) -> Path:
-    """A real table's configuration (``tablectl run --config``) for simulators that
-    outlive the daemon, as real devices do: their drivers pick up where the journal says."""
-    import grp
-
-    groups = sorted({g.gr_gid for g in grp.getgrall()})[:3]
-    devices = "".join(
-        f'[devices.{sim.name}]\npath = "{sim.link_path}"\nkey_file = "{sim.key_path}"\n'
-        f'approved_firmware = ["{sim.firmware_hash.hex()}"]\n'
-        for sim in (shoe, shuffler)
-    )
-    sockets = "".join(
-        f"[api.{s}]\ngroup = {g}\n"
-        for s, g in zip(("dealer", "floor", "events"), groups, strict=True)
-    )
-    config = tmp_path / "table.toml"
-    config.write_text(
-        f'[table]\nid = "bac-07"\ngame = "baccarat"\n[devices]\n{devices}'
-        f'[journal]\npath = "{tmp_path / "journal.db"}"\n[api]\nruntime_dir = "{tmp_path}"\n'
-        + sockets
-    )
-    return config
-
-
 def _until(condition: Callable[[], bool], what: str, timeout: float = 20) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -321,12 +294,7 @@ def test_a_device_that_was_acknowledged_past_the_journal_stops_the_table(
 ) -> None:
     # The journal lost its tail together with its own witnesses (an old copy put back
     # over it, say): only the shoe, which was acknowledged for the lost events, knows.
-    work = tmp_path / "devices"
-    work.mkdir()
-    key = secrets.token_bytes(32)
-    shoe = SimProcess("shoe", work, key, ["--pace", "manual", "--decks", "8"])
-    shuffler = SimProcess("shuffler", work, key, ["--decks", "8"])
-    config = _configured(tmp_path, shoe, shuffler)
+    config, shoe, shuffler = configured_table(tmp_path)
     journal = tmp_path / "journal.db"
     env = {"NOTIFY_SOCKET": str(notify.path)}
 

@@ -20,7 +20,7 @@ from controller.journal.fullcheck import full_check
 from controller.journal.header import Identity, open_table_journal
 from controller.journal.sealkey import fingerprint
 from drivers.keys import load_key, write_key
-from tests.support.journal import cut, files_of, flip, remove_rows_after, stored_rows
+from tests.support.journal import cut, files_of, flip, lose, remove_rows_after, stored_rows
 
 SPANISH21 = Identity("s21-03", "spanish21", seals=True)
 BACCARAT = Identity("bac-07", "baccarat", seals=False)
@@ -154,10 +154,7 @@ def test_no_fresh_journal_where_a_witness_shows_the_table_was_used(
     path = _table_journal(tmp_path)
     for name in {"journal.checkpoint", "journal.tail", "journal.sealkey"} - {keep}:
         (tmp_path / name).unlink()
-    if damage == "deleted":
-        path.unlink()
-    else:
-        path.write_bytes(b"")
+    lose(path, damage)
     assert _refused(path) == (
         f"{path}: no journal, but {witness}: the table has been in use, so no fresh journal "
         "is started (docs/recovery.md)"

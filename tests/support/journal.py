@@ -78,3 +78,11 @@ def remove_rows_after(path: Path, seq: int) -> None:
     db.execute("DELETE FROM rows WHERE seq > ?", (seq,))
     db.commit()
     db.close()
+
+
+def lose(path: Path, how: str) -> None:
+    """The journal at ``path`` ``"deleted"``, or left ``"zero-length"``."""
+    if how == "deleted":
+        path.unlink()
+    else:
+        path.write_bytes(b"")
