@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from datetime import datetime
 
 from controller.journal.chain import GENESIS, encode, row_hash
+from controller.journal.errors import JournalError
 from controller.journal.files import JournalFiles
 from controller.journal.sealkey import encode_key, fingerprint, load_key
 from controller.journal.sqlite import APPLICATION_ID, SCHEMA, SCHEMA_VERSION
@@ -38,7 +39,20 @@ def create_journal(
 ) -> None:
     """Create ``files.db`` with ``header`` as its first row (None: no row, as tools and
     tests make a bare journal) and, with ``sealing_key``, its key file. The caller has
-    made sure no journal is there and nothing shows one was (``JournalFiles.witness``)."""
+    made sure no journal is there and nothing shows one was (``JournalFiles.witness``).
+    JournalError (one line) when it cannot be created."""
+    try:
+        _create(files, header, sealing_key, now)
+    except (OSError, sqlite3.Error) as exc:
+        raise JournalError(f"{files.db}: cannot create the journal: {exc}") from None
+
+
+def _create(
+    files: JournalFiles,
+    header: Mapping[str, object] | None,
+    sealing_key: bytes | None,
+    now: datetime,
+) -> None:
     files.clear_leftovers()
     for stale in (files.wal, files.db.with_name(files.db.name + "-shm")):
         with contextlib.suppress(FileNotFoundError):

@@ -20,7 +20,15 @@ from controller.journal.fullcheck import full_check
 from controller.journal.header import Identity, open_table_journal
 from controller.journal.sealkey import fingerprint
 from drivers.keys import load_key, write_key
-from tests.support.journal import cut, files_of, flip, lose, remove_rows_after, stored_rows
+from tests.support.journal import (
+    cut,
+    files_of,
+    flip,
+    lose,
+    remove_rows,
+    remove_rows_after,
+    stored_rows,
+)
 
 SPANISH21 = Identity("s21-03", "spanish21", seals=True)
 BACCARAT = Identity("bac-07", "baccarat", seals=False)
@@ -256,12 +264,23 @@ def test_a_checkpoint_that_is_not_one_is_refused(tmp_path: Path) -> None:
         assert journal.inspection.checked == 6  # the whole chain, once
 
 
-def test_a_replaced_checkpoint_row_is_refused(tmp_path: Path) -> None:
+def test_a_replaced_or_removed_checkpoint_row_is_refused(tmp_path: Path) -> None:
     path = _table_journal(tmp_path)
-    (tmp_path / "journal.checkpoint").write_text(
-        json.dumps({"format": 1, "seq": 4, "hash": "ab" * 32})
-    )
+    checkpoint = tmp_path / "journal.checkpoint"
+    checkpoint.write_text(json.dumps({"format": 1, "seq": 4, "hash": "ab" * 32}))
     assert "row 4: not the row journal.checkpoint saw (replaced)" in _refused(path)
+    checkpoint.write_text(json.dumps({"format": 1, "seq": 4, "hash": stored_rows(path)[3][4]}))
+    remove_rows(path, "seq = 4")
+    assert "at row 4: missing, journal.checkpoint saw it (removed)" in _refused(path)
+
+
+def test_an_edited_header_is_refused_wherever_the_checkpoint_is(tmp_path: Path) -> None:
+    path = _table_journal(tmp_path)
+    flip(path, b'"game":"spanish21"', at=8)  # "spanish21" -> "rpanish21", say
+    assert _refused(path) == (
+        f"{path}: the chain is broken at row 1: contents do not match its hash (edited): "
+        "`tablectl journal verify` names every bad row (docs/recovery.md)"
+    )
 
 
 def test_the_start_up_check_reads_a_bounded_number_of_rows(tmp_path: Path) -> None:
@@ -367,3 +386,12 @@ def test_a_kill_while_a_key_is_written_leaves_no_half_key(tmp_path: Path) -> Non
     assert list(tmp_path.iterdir()) == [path]
     with pytest.raises(FileExistsError):
         write_key(str(path))
+
+
+def test_a_journal_that_cannot_be_created_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "no such directory" / "journal.db"
+    with pytest.raises(JournalError) as refused:
+        open_table_journal(path, SPANISH21)
+    message = str(refused.value)
+    assert message.startswith(f"{path}: cannot create the journal: ") and "\n" not in message
+    assert not path.parent.exists()

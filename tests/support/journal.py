@@ -71,13 +71,18 @@ def cut(path: Path, count: int) -> None:
     os.truncate(path, path.stat().st_size - count)
 
 
-def remove_rows_after(path: Path, seq: int) -> None:
-    """Remove the rows after ``seq``, as someone with another tool would."""
+def remove_rows(path: Path, where: str) -> None:
+    """Remove the rows ``where`` says, as someone with another tool would."""
     db = sqlite3.connect(path)
     db.execute("DROP TRIGGER rows_no_delete")
-    db.execute("DELETE FROM rows WHERE seq > ?", (seq,))
+    db.execute(f"DELETE FROM rows WHERE {where}")
     db.commit()
     db.close()
+
+
+def remove_rows_after(path: Path, seq: int) -> None:
+    """Remove the rows after ``seq`` (a truncated copy, a torn write-ahead log)."""
+    remove_rows(path, f"seq > {seq:d}")
 
 
 def lose(path: Path, how: str) -> None:
