@@ -22,7 +22,7 @@ RUNTIME_DIR_ENV: Final = "TABLECTL_RUNTIME_DIR"
 REPLY_TIMEOUT: Final = 5.0  # seconds for the daemon to answer a request
 
 # The API's error codes that say the daemon cannot serve us now, not that we asked wrong.
-_DAEMON_SIDE: Final = frozenset({"busy", "not_allowed"})
+_DAEMON_SIDE: Final = frozenset({"busy", "not_allowed", "journal_broken"})
 
 
 class ClientError(TablectlError):
