@@ -250,8 +250,10 @@ def text(report: dict[str, Any], source: str = "") -> str:
     """The round as a floorperson or an agent reads it."""
     name = report["game"]
     title = GAMES[name].title if name in GAMES else name
+    table = report.get("journal", {}).get("table")
     lines = [
         f"{title}: shoe {report['shoe']}, round {report['round']}"
+        + (f", table {table}" if table else "")
         + (f" ({source})" if source else ""),
         *_wager_lines(report["wagers"]),
         "Cards in dealing order:",
@@ -362,6 +364,7 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
     report["journal"] = {
         "file": str(args.file),
         "chain": "intact" if verdict.ok else list(verdict.problems),
+        **_header(rows),
     }
     if args.form == "json":
         out.write(json.dumps(report, indent=2, sort_keys=True) + "\n")
@@ -370,6 +373,15 @@ def run(args: argparse.Namespace, out: Any = None) -> int:
         if not verdict.ok:
             out.write("Journal chain: " + "; ".join(verdict.problems) + "\n")
     return EXIT_OK
+
+
+def _header(rows: Sequence[Row]) -> dict[str, Any]:
+    """The table and game the journal's header (row 1) names; nothing for a journal
+    written before there were headers."""
+    first = rows[0].entry if rows else {}
+    if first.get("type") != "journal":
+        return {}
+    return {"table": first.get("table"), "game": first.get("game")}
 
 
 class _Parser(argparse.ArgumentParser):

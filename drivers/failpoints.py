@@ -10,8 +10,12 @@ through creating a journal or writing a key file.
 The names in use:
 
 - ``journal.committed:TYPE``: a row of type TYPE is durable in the journal.
-- ``journal.creating``: a new journal file has its header and not yet its schema.
-- ``key.writing``: a key file has been partly written.
+- ``journal.creating``: a new journal file (still ``.journal.db.creating``) has its
+  SQLite header and not yet its schema, its first row or its name.
+- ``journal.placed``: a new journal is in place, its sealing key not yet
+  (controller/journal/create.py).
+- ``key.writing``: a key file (a device's, or the new journal's sealing key) has been
+  partly written under its temporary name (drivers/durable.py).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ import re
 import secrets
 import stat
 
+from drivers import durable
 from drivers.errors import DriverError
 
 _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
@@ -34,9 +35,9 @@ def load_key(path: str) -> bytes:
 
 
 def write_key(path: str, key: bytes | None = None) -> bytes:
-    """Create a new key file (mode 0400); refuses to overwrite an existing one."""
+    """Create a new key file (mode 0400), whole or not at all (drivers/durable.py): a
+    crash while it is written leaves no key file, never a half-written one. Refuses to
+    overwrite an existing one (FileExistsError)."""
     key = key if key is not None else secrets.token_bytes(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
-    with os.fdopen(fd, "w", encoding="ascii") as fh:
-        fh.write(key.hex() + "\n")
+    durable.create(path, (key.hex() + "\n").encode("ascii"), 0o400, "key.writing")
     return key

@@ -27,7 +27,7 @@ CROWDED: Final = "too_many_clients"  # the daemon serves as many clients as it m
 _QUEUE_FULL: Final = "the daemon does not accept connections: its queue of them is full"
 
 # The API's error codes that say the daemon cannot serve us now, not that we asked wrong.
-_DAEMON_SIDE: Final = frozenset({"busy", "not_allowed"})
+_DAEMON_SIDE: Final = frozenset({"busy", "not_allowed", "journal_broken"})
 
 
 class ClientError(TablectlError):

@@ -1,5 +1,6 @@
 """The table thread's one input queue: device events from the drivers, console
-commands from the API, and the signal handler's request to stop, in order."""
+commands from the API, the signal handler's request to stop, and a halt found off the
+table's thread, in order."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Final
 
 from controller.api import Ticket
 from controller.table.events import Command
+from controller.table.halts import Halt
 from drivers import messages as m
 
 COMMAND_LIMIT: Final = 64  # console commands waiting for the table; more: "busy"
@@ -22,7 +24,15 @@ class Stop:
         self.signum = signum
 
 
-Item = m.Event | tuple[Command, Ticket] | Stop
+class Interrupt:
+    """Play to be stopped for a floorperson for a cause found off the table's thread
+    (the journal's full check, controller/daemon/integrity.py)."""
+
+    def __init__(self, halt: Halt) -> None:
+        self.halt = halt
+
+
+Item = m.Event | tuple[Command, Ticket] | Stop | Interrupt
 
 
 class Inbox:
@@ -52,6 +62,9 @@ class Inbox:
 
     def stop(self, signum: int) -> None:
         self._queue.put(Stop(signum))
+
+    def interrupt(self, halt: Halt) -> None:
+        self._queue.put(Interrupt(halt))
 
     def get(self, timeout: float) -> Item | None:
         try:

@@ -17,7 +17,7 @@ from controller.api import ApiServer, Ticket
 from controller.config import TableSettings
 from controller.daemon.arguments import Options
 from controller.daemon.console import Console
-from controller.daemon.inbox import Inbox, Stop
+from controller.daemon.inbox import Inbox, Interrupt, Stop
 from controller.daemon.sdnotify import Notifier
 from controller.daemon.view import LiveView
 from controller.daemon.wiring import PublishingJournal
@@ -92,6 +92,7 @@ class TableLoop:
         self.ready = False
         self.next_step = 0.0
         self.unhealthy = False
+        self.interrupted = False  # an ``Interrupt`` stopped play for good
 
     def run(self) -> int:
         watchdog = self.notifier.watchdog_interval()
@@ -134,7 +135,13 @@ class TableLoop:
             # thing it needs is an event, so the loop sleeps on the queue, not spins.
         return wait
 
-    def _handle(self, item: m.Event | tuple[Command, Ticket]) -> None:
+    def _handle(self, item: m.Event | tuple[Command, Ticket] | Interrupt) -> None:
+        if isinstance(item, Interrupt):
+            # Found off this thread (the journal's full check): play stops, and the
+            # simulated console's floorperson, who would clear it, plays no more.
+            self.table.interrupt(item.halt)
+            self.interrupted = True
+            return
         if isinstance(item, tuple):
             command, ticket = item
             log.info("command", command=command.name, socket=ticket.socket, uid=ticket.peer.uid)
@@ -158,7 +165,7 @@ class TableLoop:
     def _play(self) -> None:
         """The simulated console's turn: one action per pace interval."""
         console = self.console
-        if console is None or not self.ready:
+        if console is None or not self.ready or self.interrupted:
             return
         pace = self.options.pace_ms / 1000
         while time.monotonic() >= self.next_step:

@@ -3,12 +3,14 @@
 Start-up, in this order, each failure one line and a non-zero exit before anything
 later is opened: the systemd notifier (``NotifyEnvError``, exit 1); the configuration,
 validated whole (``ConfigError``, exit 2); the journal (``JournalError``, exit 1: a
-damaged journal is never replaced by a fresh one); the API sockets (``ApiError``,
-exit 1); the watchdog's check of the journal (controller/daemon/health.py: its
-filesystem writable, 8 MiB free; exit 1); for a simulated table its simulated devices;
-the drivers. ``READY=1`` goes to systemd once the table has journaled every device's
-connection. A failure while the journal's filesystem is full or read-only names that
-first, then what broke.
+damaged, broken or lost journal is never replaced by a fresh one, controller/journal/);
+the API sockets (``ApiError``, exit 1); the watchdog's check of the journal
+(controller/daemon/health.py: its filesystem writable, 8 MiB free; exit 1); for a
+simulated table its simulated devices; the drivers. ``READY=1`` goes to systemd once
+the table has journaled every device's connection. A failure while the journal's
+filesystem is full or read-only names that first, then what broke. The whole journal
+is checked in the background from when the table is built
+(controller/daemon/integrity.py).
 
 Then the main thread is the table's one thread (controller/daemon/loop.py). Every
 journal entry is published to the API right after it is durable. SIGTERM or SIGINT:
@@ -38,11 +40,13 @@ from controller.daemon.arguments import Options
 from controller.daemon.console import SimulatedHardware
 from controller.daemon.health import unwritable
 from controller.daemon.inbox import Inbox
+from controller.daemon.integrity import JournalGuard, LostTail
 from controller.daemon.loop import StatusLine, TableLoop
 from controller.daemon.sdnotify import Notifier, NotifyEnvError
 from controller.daemon.view import LiveView
 from controller.errors import EXIT_FAILURE, EXIT_USAGE, EXPECTED, fail
-from controller.journal import JournalError, Row, SqliteJournal
+from controller.journal import JournalError, Row
+from controller.journal.inspect import HEADER_TYPE
 from controller.recovery import RecoveryError, driver_positions
 from drivers.device import DeviceDriver
 
@@ -119,16 +123,17 @@ def _start(
     """Open the journal, the API and the devices, in that order, build the table, and
     run the table's thread; the exit status."""
     status = StatusLine(notifier)
-    journal, api = _open(config, inbox, hardware, status, cleanup)
-    _check_journal(journal)
+    journal, api, guard = _open(config, inbox, hardware, status, cleanup)
     if hardware is not None:
         hardware.start(cleanup)
     # What the journal already holds: the table is rebuilt from it and each driver
     # picks up after the last event journaled for its device (controller/recovery).
-    rows = list(journal.file.rows())
+    # The header (row 1) is the daemon's, not the table's: it is not replayed.
+    rows = [row for row in journal.file.rows() if row.entry.get("type") != HEADER_TYPE]
     drivers = _drivers(config, inbox, hardware, rows)
     health = dict.fromkeys(drivers, "connecting")
     table = wiring.table(config, drivers, rows, journal)
+    guard.start()  # the whole chain, checked beside the table from now on
     console = None if hardware is None else hardware.console(table, journal, drivers)
     title = f"tablectl · {config.table.game} table {config.table.id}"
     view = LiveView(out, title, health)
@@ -164,19 +169,31 @@ def _open(
     hardware: SimulatedHardware | None,
     status: StatusLine,
     cleanup: contextlib.ExitStack,
-) -> tuple[wiring.PublishingJournal, ApiServer]:
-    """The journal, then the API's sockets serving it; both closed by ``cleanup``."""
+) -> tuple[wiring.PublishingJournal, ApiServer, JournalGuard]:
+    """The journal, checked (``wiring.open_journal``), then the API's sockets serving
+    it, both closed by ``cleanup``; and the guard that checks the whole journal once
+    the table is built, between the API and the table's inbox."""
     if hardware is not None:
         hardware.prepare()
     status.show("opening the journal")
-    journal_file = SqliteJournal(config.journal.path)
+    journal_file = wiring.open_journal(config)
     cleanup.callback(journal_file.close)
+    log.info(
+        "journal_opened",
+        rows=journal_file.last_seq,
+        checked=journal_file.inspection.checked,
+        created=journal_file.created,
+    )
+    guard = JournalGuard(journal_file, inbox)
     # A simulated table's sockets are its user's alone.
     dealer, floor, events = wiring.access(config, private=hardware is not None)
-    api = ApiServer(config.api.runtime_dir, inbox.submit, dealer=dealer, floor=floor, events=events)
+    api = ApiServer(config.api.runtime_dir, guard.submit, dealer=dealer, floor=floor, events=events)
     api.start()
     cleanup.callback(api.close)
-    return wiring.PublishingJournal(journal_file, api), api
+    journal = wiring.PublishingJournal(journal_file, api)
+    journal.watchers.append(LostTail())
+    _check_journal(journal)
+    return journal, api, guard
 
 
 def _check_journal(journal: wiring.PublishingJournal) -> None:

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
-import secrets
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 import structlog
 
@@ -17,13 +15,15 @@ from controller.api import Access, ApiServer
 from controller.config import Config, SerialDevice, SocketAccess
 from controller.daemon.health import journal_problem
 from controller.games import game
-from controller.journal import JournalError, Row, SqliteJournal
+from controller.journal import JournalError, JournalFiles, Row, SqliteJournal
+from controller.journal.header import Identity, open_table_journal
 from controller.journal.observed import ObservedJournal
+from controller.journal.sealkey import load_key
 from controller.recovery import resume
 from controller.table.core import Table
 from controller.table.devices import TableDevices
 from controller.table.events import Journal
-from controller.table.seal import KEY_BYTES, Sealer
+from controller.table.seal import Sealer
 from drivers import messages as m
 from drivers.device import DRIVERS, DeviceDriver, EventSink, ReaderDriver, ShoeDriver
 from drivers.transport import SerialTransport, Transport
@@ -58,27 +58,28 @@ class PublishingJournal(ObservedJournal):
         return journal_problem(self.file.path, self._failure)
 
 
+def open_journal(config: Config) -> SqliteJournal:
+    """The table's journal (controller/journal/header.py): checked from its checkpoint
+    to its end, its header checked against the configuration's table and game, and its
+    sealing key against the header's fingerprint; created with its header and key where
+    there is none and nothing shows a journal was used. ``JournalError`` (one line)
+    otherwise."""
+    in_force = game(config.table.game)
+    identity = Identity(config.table.id, config.table.game, in_force.seals_cards)
+    journal, _key = open_table_journal(config.journal.path, identity)
+    return journal
+
+
 def sealing_key(journal_path: str) -> bytes:
     """The key that seals the hole card in the journal (controller/table/seal.py), kept
     beside the journal and readable by the daemon alone: with it a restarted daemon
-    checks the hole card a floorperson enters against the sealed record. Created on
-    first use."""
-    path = Path(journal_path).with_suffix(".sealkey")
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        try:
-            key = bytes.fromhex(path.read_text(encoding="ascii").strip())
-        except (ValueError, UnicodeDecodeError):
-            key = b""
-        if len(key) < KEY_BYTES:
-            raise JournalError(f"{path}: not a sealing key") from None
-        return key
-    key = secrets.token_bytes(KEY_BYTES)
-    with os.fdopen(fd, "w", encoding="ascii") as out:
-        out.write(key.hex() + "\n")
-        out.flush()
-        os.fsync(out.fileno())
+    checks the hole card a floorperson enters against the sealed record. Made with the
+    journal, and checked against its header when the journal is opened
+    (``open_journal``)."""
+    path = JournalFiles.of(journal_path).sealkey
+    key = load_key(path)
+    if key is None:
+        raise JournalError(f"{path}: no sealing key beside the journal")
     return key
 
 

@@ -5,142 +5,106 @@ so the table acknowledges a card to the shoe only once the card is on disk: neit
 crash nor a power cut loses a dealt card.
 
 Each row carries the SHA-256 of the row before it and its own hash over its sequence
-number, time, the previous hash and its body; ``verify`` recomputes the chain and names
-every row that was edited, removed or moved. Triggers refuse UPDATE and DELETE, so the
-daemon cannot rewrite its own history by mistake; the chain is what catches someone
-who bypasses them with another tool.
+number, time, the previous hash and its body (controller/journal/chain.py); ``verify``
+recomputes the chain and names every row that was edited, removed or moved. Triggers
+refuse UPDATE and DELETE, so the daemon cannot rewrite its own history by mistake; the
+chain is what catches someone who bypasses them with another tool.
 
-A file that is not a tablectl journal, or fails SQLite's own check, or whose last row
-does not match its hash, is refused with one line (``JournalError``): the daemon never
-starts a fresh journal over a damaged one.
+Opening checks the journal without writing to it (controller/journal/inspect.py): a
+file that is not a tablectl journal, a chain broken after the checkpoint, a journal
+that ends before its checkpoint or its tail record is refused with one line
+(``JournalError``). A missing or empty journal is created (controller/journal/
+create.py) only where nothing shows a table used one (``JournalFiles.witness``): the
+daemon never starts a fresh journal over a damaged or lost one.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
+import structlog
+
+from controller.journal.chain import Row, encode, row_hash
+from controller.journal.checkpoint import CHECKPOINT_EVERY, Checkpoint, Mark, Tail
+from controller.journal.create import create_journal
+from controller.journal.errors import JournalError
+from controller.journal.files import JournalFiles
+from controller.journal.inspect import Inspection, inspect
 from drivers import failpoints
 
-APPLICATION_ID = 0x7462_6C63  # "tblc": marks a tablectl journal file
-SCHEMA_VERSION = 1
-GENESIS = "0" * 64  # the "previous hash" of the first row
-
-_SCHEMA = """
-CREATE TABLE rows (
-    seq  INTEGER PRIMARY KEY,
-    ts   TEXT NOT NULL,
-    body TEXT NOT NULL,
-    prev TEXT NOT NULL,
-    hash TEXT NOT NULL
-);
-CREATE TRIGGER rows_no_update BEFORE UPDATE ON rows
-BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
-CREATE TRIGGER rows_no_delete BEFORE DELETE ON rows
-BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
-"""
-
-
-class JournalError(Exception):
-    """The journal cannot be used; the message is one line naming the file."""
-
-
-def row_hash(seq: int, ts: str, prev: str, body: str) -> str:
-    """A row's hash: over its place, its time, the hash before it and its body."""
-    h = hashlib.sha256()
-    for part in (str(seq), ts, prev, body):
-        data = part.encode("utf-8")
-        h.update(len(data).to_bytes(4, "big"))
-        h.update(data)
-    return h.hexdigest()
-
-
-def _json_value(value: object) -> object:
-    if isinstance(value, Decimal):
-        return str(value)  # exact: an amount is never rounded through a float
-    raise TypeError(f"{type(value).__name__} cannot be journaled")
-
-
-def encode(entry: Mapping[str, object]) -> str:
-    """An entry as the canonical JSON its hash is taken over."""
-    return json.dumps(entry, sort_keys=True, separators=(",", ":"), default=_json_value)
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    seq: int
-    ts: str
-    entry: dict[str, Any]
+log = structlog.get_logger("controller.journal")
 
 
 class SqliteJournal:
-    """The journal the daemon writes. ``record`` is durable when it returns."""
+    """The journal the daemon writes. ``record`` is durable when it returns.
 
-    def __init__(self, path: str | os.PathLike[str], *, clock: Any = None) -> None:
-        self.path = Path(path)
+    ``header`` (the daemon's: controller/journal/header.py) is the first row of a
+    journal created here, and ``sealing_key`` its key file; without a header a new
+    journal starts with no row (tools and tests). ``checkpoint_every``: rows between two
+    checkpoints."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        clock: Any = None,
+        header: Mapping[str, object] | None = None,
+        sealing_key: bytes | None = None,
+        checkpoint_every: int = CHECKPOINT_EVERY,
+    ) -> None:
+        self.files = JournalFiles.of(path)
+        self.path = self.files.db
         self._clock = clock or (lambda: datetime.now(UTC))
-        new = not self.path.exists() or self.path.stat().st_size == 0
+        self._every = checkpoint_every
+        self.created = self.files.missing() or self.files.unfinished()
+        if self.created:
+            witness = self.files.witness()
+            if witness is not None:
+                raise JournalError(
+                    f"{self.path}: no journal, but {witness}: the table has been in use, "
+                    "so no fresh journal is started (docs/recovery.md)"
+                )
+            create_journal(self.files, header, sealing_key, self._clock())
+        self.inspection = inspect(self.files)
+        self._db = self._connect(self.inspection)
+        self._closed = False
+        self._seq, self._prev = self.inspection.last.seq, self.inspection.last.hash
+        self.checkpoint = Checkpoint(self.files.checkpoint, self.inspection.checkpoint)
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            if self.inspection.checkpoint != self.inspection.last:
+                self.checkpoint.advance(self._seq, self._prev)  # checked up to here just now
+            self._tail = Tail(self.files.tail, self._seq, self._prev)
+        except OSError as exc:
+            self._db.close()
+            raise JournalError(f"{self.path}: cannot write beside the journal: {exc}") from None
+
+    @property
+    def header(self) -> dict[str, Any] | None:
+        """Row 1 when it says what the journal is; None for a journal without one."""
+        return self.inspection.header
+
+    def _connect(self, seen: Inspection) -> sqlite3.Connection:
+        try:
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot open the journal: {exc}") from None
         try:
-            if new:
-                self._create()
-            else:
-                self._check_header()
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            if not new:
-                self._check_contents()
-            self._seq, self._prev = self._head()
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            last = db.execute("SELECT seq, hash FROM rows ORDER BY seq DESC LIMIT 1").fetchone()
         except sqlite3.DatabaseError as exc:
-            self._db.close()
+            db.close()
             raise JournalError(f"{self.path}: the journal is damaged: {exc}") from None
-        except JournalError:
-            self._db.close()
-            raise
-
-    # ------------------------------------------------------------------ opening
-
-    def _create(self) -> None:
-        self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-        self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        self._db.executescript(_SCHEMA)
-
-    def _check_header(self) -> None:
-        (app,) = self._db.execute("PRAGMA application_id").fetchone()
-        if app != APPLICATION_ID:
-            raise JournalError(f"{self.path}: not a tablectl journal")
-        (version,) = self._db.execute("PRAGMA user_version").fetchone()
-        if version != SCHEMA_VERSION:
-            raise JournalError(
-                f"{self.path}: journal schema {version}, this tablectl reads {SCHEMA_VERSION}"
-            )
-
-    def _check_contents(self) -> None:
-        (result,) = self._db.execute("PRAGMA quick_check").fetchone()
-        if result != "ok":
-            raise JournalError(f"{self.path}: the journal is damaged: {result}")
-        last = self._db.execute(
-            "SELECT seq, ts, prev, body, hash FROM rows ORDER BY seq DESC LIMIT 1"
-        ).fetchone()
-        if last is not None and row_hash(*last[:4]) != last[4]:
-            raise JournalError(
-                f"{self.path}: row {last[0]} does not match its hash: run `tablectl journal verify`"
-            )
-
-    def _head(self) -> tuple[int, str]:
-        last = self._db.execute("SELECT seq, hash FROM rows ORDER BY seq DESC LIMIT 1").fetchone()
-        return (0, GENESIS) if last is None else (int(last[0]), str(last[1]))
+        found = seen.last if last is None and seen.last.seq == 0 else Mark(*last or (-1, ""))
+        if found != seen.last:
+            db.close()
+            raise JournalError(f"{self.path}: the journal changed while it was opened")
+        return db
 
     # ------------------------------------------------------------------ writing
 
@@ -157,8 +121,21 @@ class SqliteJournal:
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot write the journal: {exc}") from None
         self._seq, self._prev = seq, digest
+        self._witness(seq, digest)
         if failpoints.ARMED:
             failpoints.reached(f"journal.committed:{entry.get('type')}")
+
+    def _witness(self, seq: int, digest: str) -> None:
+        """The row is durable: the tail record says so, and every ``checkpoint_every``
+        rows the checkpoint. Neither is the row: one that cannot be written (a full disk)
+        is logged and the table goes on, its next start checking a little more."""
+        try:
+            self._tail.wrote(seq, digest)
+            mark = self.checkpoint.mark
+            if mark is None or seq - mark.seq >= self._every:
+                self.checkpoint.advance(seq, digest)
+        except OSError as exc:
+            log.warning("journal_witness_unwritten", seq=seq, error=str(exc))
 
     # ------------------------------------------------------------------ reading
 
@@ -166,50 +143,52 @@ class SqliteJournal:
     def last_seq(self) -> int:
         return self._seq
 
+    @property
+    def last(self) -> Mark:
+        return Mark(self._seq, self._prev)
+
     def rows(self, after: int = 0) -> Iterator[Row]:
-        cursor = self._db.execute(
-            "SELECT seq, ts, body FROM rows WHERE seq > ? ORDER BY seq", (after,)
-        )
-        for seq, ts, body in cursor:
-            yield Row(int(seq), str(ts), json.loads(body))
+        return self._read("WHERE seq > ? ORDER BY seq", after)
 
     def rows_backwards(self, before: int | None = None) -> Iterator[Row]:
         """The rows from the last (or from the one before ``before``) back to the first,
         read as they are needed: a reader looking for the latest row of a kind reads no
         further than it."""
         limit = self._seq + 1 if before is None else before
-        cursor = self._db.execute(
-            "SELECT seq, ts, body FROM rows WHERE seq < ? ORDER BY seq DESC", (limit,)
-        )
-        for seq, ts, body in cursor:
-            yield Row(int(seq), str(ts), json.loads(body))
+        return self._read("WHERE seq < ? ORDER BY seq DESC", limit)
+
+    def _read(self, where: str, bound: int) -> Iterator[Row]:
+        """Rows as they are read; JournalError (one line, naming the row) for one that
+        cannot be (a damaged page, a body that is not JSON)."""
+        at = ""
+        try:
+            cursor = self._db.execute(f"SELECT seq, ts, body FROM rows {where}", (bound,))
+            for seq, ts, body in cursor:
+                at = f" at row {seq}"
+                yield Row(int(seq), str(ts), json.loads(body))
+                at = f" after row {seq}"
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            raise JournalError(
+                f"{self.path}: the journal is damaged{at}: {exc}: run `tablectl journal verify`"
+            ) from None
 
     def close(self) -> None:
-        self._db.close()
+        """Close the journal; a clean stop leaves its checkpoint at the last row."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            mark = self.checkpoint.mark
+            if mark is None or (mark.seq, mark.hash) != (self._seq, self._prev):
+                self.checkpoint.advance(self._seq, self._prev)
+        except OSError as exc:
+            log.warning("journal_checkpoint_unwritten", seq=self._seq, error=str(exc))
+        finally:
+            self._tail.close()
+            self._db.close()
 
     def __enter__(self) -> SqliteJournal:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def open_read_only(path: str | os.PathLike[str]) -> sqlite3.Connection:
-    """A journal opened read-only, for tools that must never write to the table's record:
-    JournalError (one line) when it is missing, unreadable or not a tablectl journal."""
-    p = Path(path)
-    if not p.is_file():
-        raise JournalError(f"{p}: no such journal")
-    try:
-        db = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise JournalError(f"{p}: cannot open the journal: {exc}") from None
-    try:
-        (app,) = db.execute("PRAGMA application_id").fetchone()
-    except sqlite3.DatabaseError as exc:
-        db.close()
-        raise JournalError(f"{p}: the journal is damaged: {exc}") from None
-    if app != APPLICATION_ID:
-        db.close()
-        raise JournalError(f"{p}: not a tablectl journal")
-    return db

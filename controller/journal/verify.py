@@ -1,5 +1,7 @@
 """``tablectl journal verify``: the whole chain recomputed, every edited, removed or
-moved row named."""
+moved row named; and the rows the journal's witnesses saw (its checkpoint, its tail
+record: controller/journal/checkpoint.py) looked for, so that rows lost from its end,
+which leave the chain intact (a torn write-ahead log), are named too."""
 
 from __future__ import annotations
 
@@ -8,7 +10,11 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.journal.store import GENESIS, JournalError, open_read_only, row_hash
+from controller.journal.chain import Chain
+from controller.journal.checkpoint import Mark, read_checkpoint, read_tail
+from controller.journal.errors import JournalError
+from controller.journal.files import JournalFiles
+from controller.journal.sqlite import open_read_only
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,50 +27,59 @@ class Verdict:
         return not self.problems
 
 
-_MOVE_REACH = 1_000  # how far from its place a moved row is looked for
-
-
-def _written_as(seq: int, ts: str, prev: str, body: str, stored: str) -> int | None:
-    """The place a row was written at, when it is intact but sits somewhere else."""
-    for place in range(max(1, seq - _MOVE_REACH), seq + _MOVE_REACH + 1):
-        if place != seq and row_hash(place, ts, prev, body) == stored:
-            return place
-    return None
-
-
-def verify(path: str | os.PathLike[str]) -> Verdict:
-    """Recompute the whole chain: every edited, removed or reordered row is named."""
+def verify(path: str | os.PathLike[str], *, first: bool = False) -> Verdict:
+    """Recompute the whole chain: every edited, removed or reordered row is named, and
+    every row a witness saw that the journal does not hold (``first``: the check stops
+    at the first problem)."""
     p = Path(path)
+    # The witnesses are read before the rows: a row they name is durable by then, so a
+    # journal being written is never said to lack one.
+    witnesses, problems = _witnesses(JournalFiles.of(p))
     db = open_read_only(p)
-    problems: list[str] = []
-    count = 0
+    count, last = 0, 0
+    seen: dict[int, str] = {}
+    chain = Chain()
     try:
-        expected_seq, prev = 1, GENESIS
-        for seq, ts, body, stored_prev, stored_hash in db.execute(
+        for seq, ts, body, prev, stored in db.execute(
             "SELECT seq, ts, body, prev, hash FROM rows ORDER BY seq"
         ):
-            count += 1
-            if seq != expected_seq:
-                gap = (
-                    f"row {expected_seq}"
-                    if seq == expected_seq + 1
-                    else (f"rows {expected_seq}-{seq - 1}")
-                )
-                problems.append(f"{gap} missing before row {seq} (removed)")
-            if row_hash(seq, ts, stored_prev, body) != stored_hash:
-                written = _written_as(seq, ts, stored_prev, body, stored_hash)
-                if written is None:
-                    problems.append(f"row {seq}: contents do not match its hash (edited)")
-                else:
-                    problems.append(f"row {seq}: holds the row written as row {written} (moved)")
-            elif stored_prev != prev and seq == expected_seq:
-                problems.append(
-                    f"row {seq}: does not follow row {seq - 1} (moved, or the row before it "
-                    "was replaced)"
-                )
-            expected_seq, prev = seq + 1, stored_hash
+            count, last = count + 1, seq
+            if seq in witnesses:
+                seen[seq] = stored
+            problems += chain.see(seq, ts, body, prev, stored)
+            if first and problems:
+                return Verdict(count, tuple(problems[:1]))
     except sqlite3.DatabaseError as exc:
         raise JournalError(f"{p}: the journal is damaged: {exc}") from None
     finally:
         db.close()
-    return Verdict(count, tuple(problems))
+    problems += _unseen(witnesses, seen, last)
+    return Verdict(count, tuple(problems[:1] if first else problems))
+
+
+def _unseen(witnesses: dict[int, tuple[str, Mark]], seen: dict[int, str], last: int) -> list[str]:
+    """The rows the witnesses saw that the journal does not hold, or holds otherwise."""
+    problems = []
+    for seq, (name, mark) in sorted(witnesses.items()):
+        if seq > last:
+            problems.append(f"row {seq} missing: the journal ends at row {last}, {name} saw it")
+        elif seq in seen and seen[seq] != mark.hash:
+            problems.append(f"row {seq}: not the row {name} saw (replaced)")
+    return problems
+
+
+def _witnesses(files: JournalFiles) -> tuple[dict[int, tuple[str, Mark]], list[str]]:
+    """The rows the journal's witnesses saw, by sequence number, and what is wrong with
+    the witnesses themselves."""
+    found: dict[int, tuple[str, Mark]] = {}
+    problems: list[str] = []
+    try:
+        checkpoint = read_checkpoint(files.checkpoint)
+    except JournalError:
+        checkpoint = None
+        problems.append(f"{files.checkpoint.name}: not a journal checkpoint")
+    tail = read_tail(files.tail)
+    for name, mark in ((files.tail.name, tail), (files.checkpoint.name, checkpoint)):
+        if mark is not None and mark.seq > 0:
+            found[mark.seq] = (name, mark)
+    return found, problems

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from controller.journal import SqliteJournal, verify
-from tests.support.daemon import NotifySocket, daemon, finish, logged
+from tests.support.daemon import NotifySocket, configured_table, daemon, finish, logged
 from tests.support.flood import Flooded, close_all, flood, told
 
 CARD = re.compile(r"\b(10|[2-9TJQKA])[SHDC]\b")  # a card token, as STATUS must never hold
@@ -81,9 +81,11 @@ def test_simulated_run_stops_after_rounds_with_a_verified_journal(tmp_path: Path
     assert verdict.ok and verdict.rows > 0
     entries = [entry for _, _, entry in rows(journal)]
     assert [e["type"] for e in entries].count("round_end") == 3
-    # One plain line per journal entry on a non-terminal stdout, then the summary.
+    # One plain line per journal entry the table wrote on a non-terminal stdout, then
+    # the summary; row 1 is the journal's header, written as the file was created.
+    assert entries[0]["type"] == "journal"
     lines = out.splitlines()
-    assert len(lines) == verdict.rows + 1 and lines[-1] == "stopped after 3 rounds"
+    assert len(lines) == (verdict.rows - 1) + 1 and lines[-1] == "stopped after 3 rounds"
     assert sum(line.startswith("round_end ") for line in lines) == 3
     assert "Traceback" not in err
     assert not (tmp_path / "events.sock").exists()  # the API closed and unlinked its sockets
@@ -306,23 +308,30 @@ def test_killed_mid_round_it_comes_back_stopped_on_the_round_and_loses_nothing(
     assert "Traceback" not in err
 
 
-def test_the_sealing_key_is_made_once_beside_the_journal_for_the_daemon_alone(
+def test_the_sealing_key_is_made_once_with_the_journal_for_the_daemon_alone(
     tmp_path: Path,
 ) -> None:
+    # Made with the journal (its fingerprint is in the header), no longer on first use.
     from controller.daemon.wiring import sealing_key
     from controller.journal import JournalError
+    from controller.journal.header import Identity, open_table_journal
 
     journal = tmp_path / "journal.db"
-    key = sealing_key(str(journal))
+    identity = Identity("t1", "spanish21", seals=True)
+    opened, key = open_table_journal(journal, identity)
+    opened.close()
     path = tmp_path / "journal.sealkey"
-    assert len(key) == 32 and path.stat().st_mode & 0o777 == 0o600
-    assert sealing_key(str(journal)) == key, "the same key after a restart"
-    path.write_text("abcd\n")
-    with pytest.raises(JournalError, match="not a sealing key"):
-        sealing_key(str(journal))
-    path.write_text("not hex at all\n")
-    with pytest.raises(JournalError, match="not a sealing key"):
-        sealing_key(str(journal))
+    assert key is not None and len(key) == 32 and path.stat().st_mode & 0o777 == 0o600
+    assert sealing_key(str(journal)) == key
+    opened, again = open_table_journal(journal, identity)
+    opened.close()
+    assert again == key, "the same key after a restart"
+    for text in ("abcd\n", "not hex at all\n"):
+        path.write_text(text)
+        with pytest.raises(JournalError, match="not a sealing key"):
+            open_table_journal(journal, identity)
+        with pytest.raises(JournalError, match="not a sealing key"):
+            sealing_key(str(journal))
 
 
 def test_the_watchdog_check_fails_on_a_stalled_queue_or_a_journal_problem() -> None:
@@ -352,35 +361,7 @@ def test_a_configured_table_opens_the_devices_its_file_names(
 ) -> None:
     # The production path, `tablectl run --config FILE`, against simulated devices on
     # real ptys named in the file (as udev's /dev/tablectl/* symlinks would be).
-    import secrets
-
-    from firmware_sim.harness import SimProcess
-
-    work = tmp_path / "devices"
-    work.mkdir()
-    key = secrets.token_bytes(32)
-    shoe = SimProcess("shoe", work, key, ["--pace", "manual", "--decks", "8"])
-    shuffler = SimProcess("shuffler", work, key, ["--decks", "8"])
-    # Dealer and floor sockets need groups of their own (docs/config.md): two that exist.
-    import grp
-
-    groups = sorted({g.gr_gid for g in grp.getgrall()})[:3]
-    devices = "".join(
-        f'[devices.{sim.name}]\npath = "{sim.link_path}"\nkey_file = "{sim.key_path}"\n'
-        f'approved_firmware = ["{sim.firmware_hash.hex()}"]\n'
-        for sim in (shoe, shuffler)
-    )
-    config = tmp_path / "table.toml"
-    config.write_text(
-        '[table]\nid = "bac-07"\ngame = "baccarat"\n[devices]\n'
-        + devices
-        + f'[journal]\npath = "{tmp_path / "journal.db"}"\n'
-        + f'[api]\nruntime_dir = "{tmp_path}"\n'
-        + "".join(
-            f"[api.{s}]\ngroup = {g}\n"
-            for s, g in zip(("dealer", "floor", "events"), groups, strict=True)
-        )
-    )
+    config, shoe, shuffler = configured_table(tmp_path)
     with shoe, shuffler:
         proc = daemon("--config", str(config), env={"NOTIFY_SOCKET": str(notify.path)})
         try:

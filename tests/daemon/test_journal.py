@@ -89,7 +89,9 @@ def test_a_rewritten_last_row_stops_the_daemon_from_opening_it(tmp_path: Path) -
     path = tmp_path / "j.db"
     _filled(path, 3)
     _tamper(path, """UPDATE rows SET body = '{"type":"x"}' WHERE seq = 3""")
-    with pytest.raises(JournalError, match=r"row 3 does not match its hash"):
+    with pytest.raises(
+        JournalError, match=r"chain is broken at row 3: contents do not match its hash"
+    ):
         SqliteJournal(path)
 
 

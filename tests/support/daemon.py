@@ -1,9 +1,13 @@
-"""``tablectl run`` as a process, and a stand-in for systemd's notification socket."""
+"""``tablectl run`` as a process, as the daemon's tests start it: its command line, its
+exit and its log, a stand-in for systemd's notification socket, and a real table's
+configuration for simulated devices."""
 
 from __future__ import annotations
 
+import grp
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -11,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from firmware_sim.harness import SimProcess
 
 
 def daemon(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -95,3 +101,34 @@ def logged(err: str, event: str) -> list[dict[str, Any]]:
             if record.get("event") == event:
                 found.append(record)
     return found
+
+
+def configured_table(tmp_path: Path) -> tuple[Path, SimProcess, SimProcess]:
+    """A Baccarat table's configuration file (``tablectl run --config``) naming a shoe
+    and a shuffler simulator on real ptys (as udev's /dev/tablectl/* symlinks would
+    be), the journal and sockets in ``tmp_path``; and the two simulators, not started
+    (``with shoe, shuffler:``). Started by the test, they outlive a daemon, as real
+    devices do."""
+    work = tmp_path / "devices"
+    work.mkdir()
+    key = secrets.token_bytes(32)
+    shoe = SimProcess("shoe", work, key, ["--pace", "manual", "--decks", "8"])
+    shuffler = SimProcess("shuffler", work, key, ["--decks", "8"])
+    # Dealer and floor sockets need groups of their own (docs/config.md): two that exist.
+    groups = sorted({g.gr_gid for g in grp.getgrall()})[:3]
+    devices = "".join(
+        f'[devices.{sim.name}]\npath = "{sim.link_path}"\nkey_file = "{sim.key_path}"\n'
+        f'approved_firmware = ["{sim.firmware_hash.hex()}"]\n'
+        for sim in (shoe, shuffler)
+    )
+    sockets = "".join(
+        f"[api.{s}]\ngroup = {g}\n"
+        for s, g in zip(("dealer", "floor", "events"), groups, strict=True)
+    )
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[table]\nid = "bac-07"\ngame = "baccarat"\n[devices]\n{devices}'
+        f'[journal]\npath = "{tmp_path / "journal.db"}"\n'
+        f'[api]\nruntime_dir = "{tmp_path}"\n{sockets}'
+    )
+    return config, shoe, shuffler
