@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from controller.rules.cards import CardError, card
+from controller.rules.cards import CardError, card, is_stand_in
 from controller.table.events import FloorClear
 from drivers import messages as m
 
@@ -231,6 +231,10 @@ class Halting(ABC):
         sealed = None if needs_card else self._sealed()
         if not needs_card and sealed is None:
             return "no unreadable card is waiting to be entered"
+        if sealed is not None and is_stand_in(command.card):
+            # A replay's entry of a hole card the journal never released: the seal's check
+            # decides, and a stand-in matches no seal the table's key made.
+            return self._entered_problem(sealed, command.card)
         try:
             token = card(command.card)
         except CardError as exc:

@@ -71,5 +71,8 @@ class Sealer:
         return opens(sealed.seal, self.nonce(sealed.salt), card)
 
     def opening(self, sealed: Sealed, card: str) -> dict[str, str]:
-        """What releases the card: the card, the seal and its nonce."""
+        """What releases the card: the card, the seal and its nonce. A card sealed before
+        a restart and not known since has only a stand-in to show: never released."""
+        if sealed.unknown:
+            raise RuntimeError("a card sealed before the restart cannot be placed face up unread")
         return {"card": card, "seal": sealed.seal, "nonce": self.nonce(sealed.salt)}
