@@ -16,11 +16,31 @@ from controller.table.seal import opens
 from drivers import messages as m
 
 INPUTS = ("device", "command")
+# The daemon's own rows, never a table's output: a journal's header (its row 1), a
+# restart's account of what it found, and the table's state at a snapshot.
+JOURNAL = "journal"
 RESUMED = "resumed"
+SNAPSHOT = "snapshot"
+DAEMON_ROWS = (JOURNAL, RESUMED, SNAPSHOT)
 
 
 class RecoveryError(Exception):
     """The journal cannot be replayed; the message is one line naming the row."""
+
+
+class ReplayStop(BaseException):
+    """Raised inside the replayed table, past its own guard (which would record a bug
+    as an ``internal_error`` line): the replay cannot follow the journal. ``seq``: the
+    row, when the raiser knows it."""
+
+    def __init__(self, message: str, seq: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.seq = seq
+
+
+class Unknowable(ReplayStop):
+    """The replay would place face up a sealed card the journal never released."""
 
 
 # Looked up in their modules: a slotted dataclass replaces the class it was made from,

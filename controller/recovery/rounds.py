@@ -8,15 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.journal import Row
-from controller.recovery.inputs import RESUMED
+from controller.rules import cards
 from controller.rules.spanish21 import dealer_blackjack
-from controller.table import events as ev
 from controller.table.core import Table
-from controller.table.events import Command
 from controller.table.halts import INTERRUPTED, Halt
-from drivers import messages as m
 
-_ENDS = ("round_end", "deal_called_off", "shoe_end")  # what ends a round's deal
+ENDS = ("round_end", "deal_called_off", "shoe_end")  # what ends a round's deal
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +69,7 @@ def round_in_play(
         kind = e.get("type")
         if kind == "no_more_bets":
             start = i
-        elif kind in _ENDS:
+        elif kind in ENDS:
             start = None
     if start is None:
         return None
@@ -102,22 +99,10 @@ def _dealt(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, object]]:
     return cards
 
 
-def interrupted_still(rows: Sequence[Row]) -> Interrupted | None:
-    """An earlier restart's interrupted round whose halt still waits for its floorperson
-    when the journal ends (the replay has stopped the table for it again)."""
-    waiting: Interrupted | None = None
-    for row in rows:
-        e = row.entry
-        if e.get("type") == RESUMED:
-            waiting = Interrupted.from_entry(e["interrupted"]) if e.get("interrupted") else None
-        elif e.get("type") == "floor_clear" and INTERRUPTED in (e.get("causes") or ()):
-            waiting = None
-    return waiting
-
-
 def stand_in(table: Table, rows: Sequence[Row], at: int) -> str:
-    """A card to hold an unknown sealed card's place: one that gives the dealer a
-    Blackjack exactly when the reader's recorded answer in this round says so."""
+    """A token to hold an unknown sealed card's place: no card any shoe holds
+    (``controller.rules.cards.stand_in``), of a rank that gives the dealer a Blackjack
+    exactly when the reader's recorded answer in this round says so."""
     blackjack = False
     for row in rows[at + 1 :]:
         kind = row.entry.get("type")
@@ -128,13 +113,9 @@ def stand_in(table: Table, rows: Sequence[Row], at: int) -> str:
             break
     up = getattr(table, "up_card", None)
     if not isinstance(up, str):
-        return "2S"
-    for token in ("2S", "2H", "2D", "2C", "KS", "KH", "AS", "AH"):
+        return cards.stand_in("2")
+    for rank in ("2", "K", "A"):
+        token = cards.stand_in(rank)
         if dealer_blackjack([up, token]) == blackjack:
             return token
-    return "2S"
-
-
-def reveals(item: m.Event | Command) -> bool:
-    """An input that turns the hole card over when the procedure accepts it."""
-    return isinstance(item, ev.DealersCard) or (isinstance(item, m.PeekResult) and item.blackjack)
+    return cards.stand_in("2")

@@ -98,6 +98,27 @@ class Run:
         return [e for e in self.rows() if e.get("type") == kind]
 
 
+class Crash(BaseException):
+    """The process dying between two journal rows."""
+
+
+class CrashAfter:
+    """A journal that dies right after it records an entry ``when`` picks (its first)."""
+
+    def __init__(self, journal: SqliteJournal, when: Callable[[dict[str, Any]], bool]) -> None:
+        self.journal, self.when = journal, when
+
+    def record(self, entry: Any) -> None:
+        self.journal.record(entry)
+        if self.when(dict(entry)):
+            raise Crash
+
+
+def command(name: str) -> Callable[[dict[str, Any]], bool]:
+    """The input row of console command ``name``."""
+    return lambda entry: entry.get("command") == name and entry.get("type") == "command"
+
+
 def script() -> list[tuple[str, Any]]:
     """The round as steps: box 1 splits its 8s and stands on each hand, box 2 doubles;
     an ace up, so the reader peeks: no Blackjack; the dealer draws to soft 16."""
