@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping
 from typing import TextIO
 
 import structlog
@@ -37,8 +37,9 @@ from controller.daemon.loop import StatusLine, TableLoop
 from controller.daemon.sdnotify import Notifier, NotifyEnvError
 from controller.daemon.view import LiveView
 from controller.errors import EXIT_FAILURE, EXIT_USAGE, EXPECTED, fail
-from controller.journal import JournalError, Row, SqliteJournal
-from controller.recovery import RecoveryError, driver_positions
+from controller.journal import JournalError, SqliteJournal
+from controller.recovery import RecoveryError, Snapshots, from_last_snapshot
+from controller.table.core import Table
 from drivers.device import DeviceDriver
 
 log = structlog.get_logger("controller.daemon")
@@ -109,12 +110,8 @@ def _start(
     journal, api = _open(config, inbox, hardware, status, cleanup)
     if hardware is not None:
         hardware.start(cleanup)
-    # What the journal already holds: the table is rebuilt from it and each driver
-    # picks up after the last event journaled for its device (controller/recovery).
-    rows = list(journal.file.rows())
-    drivers = _drivers(config, inbox, hardware, rows)
+    drivers, table, snapshots = _rebuilt(config, inbox, hardware, journal)
     health = dict.fromkeys(drivers, "connecting")
-    table = wiring.table(config, drivers, rows, journal)
     console = None if hardware is None else hardware.console(table, journal, drivers)
     title = f"tablectl · {config.table.game} table {config.table.id}"
     view = LiveView(out, title, health)
@@ -139,6 +136,7 @@ def _start(
         health=health,
         view=view,
         console=console,
+        snapshots=snapshots,
     )
     status.show(loop.connecting())
     return loop.run()
@@ -165,11 +163,31 @@ def _open(
     return wiring.PublishingJournal(journal_file, api), api
 
 
+def _rebuilt(
+    config: Config,
+    inbox: Inbox,
+    hardware: SimulatedHardware | None,
+    journal: wiring.PublishingJournal,
+) -> tuple[dict[str, DeviceDriver], Table, Snapshots]:
+    """The drivers and the table, rebuilt from what the journal holds from its last
+    snapshot on (read backwards, never the whole journal): each driver picks up after
+    the last event journaled for its device, and the snapshots follow every row written
+    from here on, the restart's own included (controller/recovery)."""
+    rows = from_last_snapshot(journal.file)
+    snapshots = Snapshots(rows)
+    journal.watchers.append(snapshots.observe)
+    drivers = _drivers(config, inbox, hardware, snapshots.follower.positions)
+    return drivers, wiring.table(config, drivers, rows, journal), snapshots
+
+
 def _drivers(
-    config: Config, inbox: Inbox, hardware: SimulatedHardware | None, rows: Sequence[Row]
+    config: Config,
+    inbox: Inbox,
+    hardware: SimulatedHardware | None,
+    positions: Mapping[str, tuple[str, int]],
 ) -> dict[str, DeviceDriver]:
     if hardware is None:
-        return wiring.drivers(config, inbox, driver_positions(rows))
+        return wiring.drivers(config, inbox, positions)
     # Simulated devices are started afresh, their event ids from 1: only real devices,
     # which keep their unacknowledged events, are picked up where they were.
     return wiring.drivers(config, inbox, {}, hardware.usb_backend())

@@ -44,6 +44,7 @@ from controller.recovery.inputs import (
 from controller.recovery.positions import driver_positions
 from controller.recovery.replay import resume
 from controller.recovery.rounds import Interrupted
+from controller.recovery.snapshots import SNAPSHOT_EVERY, Snapshots, from_last_snapshot
 
 __all__ = [
     "DAEMON_ROWS",
@@ -51,10 +52,13 @@ __all__ = [
     "JOURNAL",
     "RESUMED",
     "SNAPSHOT",
+    "SNAPSHOT_EVERY",
     "Interrupted",
     "RecoveryError",
+    "Snapshots",
     "decode",
     "driver_positions",
+    "from_last_snapshot",
     "openings",
     "resume",
 ]

@@ -1,7 +1,8 @@
 """What recovery follows in the journal, row by row, so that neither a restart nor the
 daemon's snapshots need the journal's earlier rows again: where each device's event
 stream stood, an earlier restart's interrupted round still waiting for its
-floorperson, and whether a round is being dealt. A ``snapshot`` row carries it
+floorperson, whether a round is being dealt, and the gaming day the journal last
+showed (551.2(e)). A ``snapshot`` row carries it
 (``carry``) for the rows after it."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from controller.journal import Row
-from controller.recovery.inputs import RESUMED
+from controller.recovery.inputs import RESUMED, gaming_day_in
 from controller.recovery.rounds import ENDS, Interrupted
 from controller.table.halts import INTERRUPTED
 
@@ -25,6 +26,8 @@ class Follower:
         waiting = carried.get("waiting")
         self.waiting = None if waiting is None else Interrupted.from_entry(waiting)
         self.in_round = bool(carried.get("in_round", False))
+        day = carried.get("day")
+        self.day = day if isinstance(day, str) else ""  # the gaming day the last input was on
 
     def carry(self) -> dict[str, object]:
         """What a snapshot row holds of it."""
@@ -33,6 +36,7 @@ class Follower:
             "last": dict(self.last),
             "waiting": None if self.waiting is None else self.waiting.entry(),
             "in_round": self.in_round,
+            "day": self.day,
         }
 
     def fold_rows(self, rows: Iterable[Row]) -> Follower:
@@ -42,6 +46,7 @@ class Follower:
 
     def fold(self, entry: Mapping[str, Any]) -> None:
         kind = entry.get("type")
+        self.day = gaming_day_in(entry) or self.day
         if kind == "device":
             self._device(entry)
         elif kind == RESUMED:

@@ -109,6 +109,19 @@ def decode(row: Row, card: str | None = None) -> m.Event | Command:
         ) from None
 
 
+LATER_DAY = "after the last inspection"
+
+
+def gaming_day_in(entry: Mapping[str, Any]) -> str | None:
+    """The gaming day a line shows its input was taken on: a reader inspection's
+    ``day``; an input refused because the inspection was not today's ran on a later
+    day (551.2(e)). None: the line does not tell."""
+    if isinstance(entry.get("day"), str):
+        return str(entry["day"])
+    refused = entry.get("type") == "refused" and entry.get("command") == "no_more_bets"
+    return LATER_DAY if refused and entry.get("section") == "551.2(e)" else None
+
+
 def held_events(rows: Mapping[int, Row], seqs: Iterable[int]) -> list[m.Event]:
     """The device events among the inputs at ``seqs``: those held until the clear."""
     decoded = [decode(rows[seq]) for seq in seqs]

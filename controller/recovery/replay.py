@@ -12,6 +12,7 @@ from controller.recovery.inputs import (
     DAEMON_ROWS,
     INPUTS,
     RESUMED,
+    SNAPSHOT,
     RecoveryError,
     ReplayStop,
     Unknowable,
@@ -22,6 +23,8 @@ from controller.recovery.inputs import (
 from controller.recovery.positions import follower_of
 from controller.recovery.rounds import Interrupted, round_in_play, stand_in
 from controller.recovery.sinks import Sinks, T
+from controller.recovery.snapshots import restore_snapshot
+from controller.rules.cards import is_stand_in
 from controller.table.events import Devices, Journal
 from controller.table.seal import Sealed, Sealer
 from drivers import messages as m
@@ -50,14 +53,8 @@ def resume(
     replay = _replayed(rows, make_table, sealer, gaming_day)
     table = replay.table
     replay.sinks.go_live(journal, devices)
-    tail = replay.sinks.switch.tail
-    for line in tail:
-        # The rest of the last input's work: what the table did before the process died.
-        journal.record({**line, "shown": False} if line.get("type") == "prompt" else line)
-    follower = replay.follower
-    for line in tail:
-        follower.fold(line)
-    interrupted = follower.waiting
+    tail = _write_tail(replay, journal)
+    interrupted = replay.follower.waiting
     in_play = round_in_play([*(r.entry for r in replay.rows), *tail])
     fresh: Interrupted | None = None
     if (in_play is not None and interrupted is None) or replay.stopped is not None:
@@ -77,6 +74,16 @@ def resume(
     if fresh is not None:
         table.interrupt(fresh.halt, held_events(replay.by_seq, fresh.held))
     return table, interrupted
+
+
+def _write_tail(replay: _Replay[T], journal: Journal) -> list[dict[str, object]]:
+    """The rest of the last input's work, what the table did before the process died,
+    written in order; the prompts among it were not shown."""
+    tail = replay.sinks.switch.tail
+    for line in tail:
+        journal.record({**line, "shown": False} if line.get("type") == "prompt" else line)
+        replay.follower.fold(line)
+    return tail
 
 
 def _replayed(
@@ -111,19 +118,24 @@ class _Replay(Generic[T]):
         *,
         stopped: int | None = None,
     ) -> None:
-        start = None
-        self.snapshot = None
+        start = _last_snapshot(rows)
+        self.snapshot = None if start is None else rows[start].seq
         self.rows = rows[0 if start is None else start + 1 :]  # the rows replayed
         self.follower: Follower = follower_of(rows)
         self.by_seq = {row.seq: row for row in self.rows}
         self.sinks = Sinks(self.rows, 0, sealer, day)
         self.table: T = self.sinks.table(make_table)
+        if start is not None:
+            restore_snapshot(self.table, rows[start])
+            # The day the inputs before the snapshot were taken on, as the journal gave it.
+            self.sinks.day.day = Follower(rows[start].entry.get("recovery")).day
         self.stopped = stopped  # the last input, not acted on: its work is not knowable
         self._last_input = _last_input(self.rows)
         self._known = openings(self.rows)
         self._skipped = _skipped(self.rows)
-        self._unknown: set[str] = set()  # seals whose card the journal never released
-        self._stand_ins: dict[str, str] = {}
+        # Seals whose card the journal never released, and the value the replay gave each:
+        # read from the seal under the table's key, or a stand-in without it.
+        self._unknown: dict[str, str] = {}
         self._hole_unknown: str | None = None  # the hole card's seal, when not known
 
     def run(self) -> None:
@@ -172,16 +184,12 @@ class _Replay(Generic[T]):
             self._hole_unknown = None
 
     def _input(self, at: int, row: Row) -> None:
-        if row.seq in self._skipped or row.seq == self.stopped:
-            self.sinks.switch.skip()  # journaled; acted on at the restart, or never
-            return
         following = self.rows[at + 1].entry.get("type") if at + 1 < len(self.rows) else None
-        answered = following in ("refused", "halt")
+        if self._not_acted_on(row, following):
+            self.sinks.switch.skip()
+            return
         try:
-            card = self._card(at, row, answered) if row.entry.get("sealed") else None
-            item = decode(row, card)
-            self.sinks.day.follow(self.rows, at)
-            self.table.handle(item)
+            self._handle(at, row, following in ("refused", "halt"))
         except Unknowable:
             if at != self._last_input or self.stopped is not None:
                 raise RecoveryError(
@@ -191,33 +199,80 @@ class _Replay(Generic[T]):
             raise _Rerun(row.seq) from None
         except ReplayStop as stop:
             raise RecoveryError(f"row {stop.seq or row.seq}: {stop.message}") from None
+
+    def _not_acted_on(self, row: Row, following: object) -> bool:
+        """An input journaled and acted on at the restart, or never; or a floorperson's
+        entry refused and never released: what was entered is not known, and a refusal
+        changes nothing but the journal, which holds it."""
+        if row.seq in self._skipped or row.seq == self.stopped:
+            return True
+        unknown = row.entry.get("sealed") and str(row.entry.get("seal")) not in self._known
+        return bool(unknown) and row.entry.get("type") == "command" and following == "refused"
+
+    def _handle(self, at: int, row: Row, answered: bool) -> None:
+        """Input ``row`` handled by the table; any error of the table's own, past its
+        guard, is the row's."""
+        try:
+            card = self._card(at, row, answered) if row.entry.get("sealed") else None
+            item = decode(row, card)
+            if (
+                self._stood_in(self._hole_unknown)
+                and isinstance(item, m.PeekResult)
+                and (at + 1 == len(self.rows))
+            ):
+                # Whether the reader agreed with the hole card is in the lines the
+                # process did not write, and the card is not known.
+                raise Unknowable("the reader's answer on a hole card the journal never released")
+            self.sinks.day.follow(self.rows, at)
+            self.table.handle(item)
         except RecoveryError:
             raise
-        except Exception as exc:  # the table's own error, past its guard
+        except Exception as exc:
             raise RecoveryError(
                 f"row {row.seq}: the replay failed on this input ({type(exc).__name__}: {exc})"
             ) from None
 
+    def _stood_in(self, seal: str | None) -> bool:
+        """Whether the card under ``seal`` has a stand-in in the replay (its key lost)."""
+        return seal is not None and _is_stood_in(self._unknown.get(seal))
+
     def _card(self, at: int, row: Row, answered: bool) -> str:
         """The sealed card of input ``row``: as released, else a stand-in. The replay's
         sealer is given the seal the journal recorded for it."""
-        seal = str(row.entry.get("seal"))
+        seal, salt = str(row.entry.get("seal")), str(row.entry.get("salt"))
         card = self._known.get(seal)
         if card is None:
-            card = self._stand_in(at, row)
-            self._unknown.add(seal)
-            self._stand_ins[seal] = card
-        self.sinks.sealer.next = Sealed(seal, str(row.entry.get("salt")), seal in self._unknown)
+            # Never released: its value is read from its seal, for the replay alone, so the
+            # table counts and checks it as it did; the procedure still treats it as not
+            # known (551.8(e): it is entered by the floorperson, or its round voided).
+            card = self.sinks.sealer.read(seal, salt) or self._stand_in(at, row)
+            self._unknown[seal] = card
+            self.sinks.switch.unreleased.add(card)
+        self.sinks.sealer.next = Sealed(seal, salt, seal in self._unknown)
         self.sinks.sealer.accept = not answered  # the entry's check passed, or did not
         return card
 
     def _stand_in(self, at: int, row: Row) -> str:
-        if row.entry.get("type") != "command":
-            return stand_in(self.table, self.rows, at)
-        if self._hole_unknown is None:
-            raise RecoveryError(f"row {row.seq}: a floorperson's sealed card was never released")
-        # An entry of an unknown hole card is as unknown as the card was.
-        return self._stand_ins[self._hole_unknown]
+        if row.entry.get("type") == "command" and not self.table.needs_card:
+            if self._hole_unknown is None:
+                raise RecoveryError(
+                    f"row {row.seq}: a floorperson's sealed card was never released"
+                )
+            # An entry of an unknown hole card is as unknown as the card was.
+            return self._unknown[self._hole_unknown]
+        # A card out of the shoe, or the floorperson's reading of one it could not read.
+        return stand_in(self.table, self.rows, at)
+
+
+def _is_stood_in(card: str | None) -> bool:
+    return card is not None and is_stand_in(card)
+
+
+def _last_snapshot(rows: Sequence[Row]) -> int | None:
+    for at in range(len(rows) - 1, -1, -1):
+        if rows[at].entry.get("type") == SNAPSHOT:
+            return at
+    return None
 
 
 def _last_input(rows: Sequence[Row]) -> int | None:

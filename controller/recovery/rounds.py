@@ -102,15 +102,10 @@ def _dealt(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, object]]:
 def stand_in(table: Table, rows: Sequence[Row], at: int) -> str:
     """A token to hold an unknown sealed card's place: no card any shoe holds
     (``controller.rules.cards.stand_in``), of a rank that gives the dealer a Blackjack
-    exactly when the reader's recorded answer in this round says so."""
-    blackjack = False
-    for row in rows[at + 1 :]:
-        kind = row.entry.get("type")
-        if kind == "peek":
-            blackjack = bool(row.entry.get("blackjack"))
-            break
-        if kind in ("round_end", "shoe_end"):
-            break
+    exactly when the table found one on the reader's recorded answer in this round:
+    the answer its ``peek`` line records, or the other one when the table halted on it
+    for disagreeing with the shoe's reading of the hole card."""
+    blackjack = _peeked(rows[at + 1 :])
     up = getattr(table, "up_card", None)
     if not isinstance(up, str):
         return cards.stand_in("2")
@@ -119,3 +114,20 @@ def stand_in(table: Table, rows: Sequence[Row], at: int) -> str:
         if dealer_blackjack([up, token]) == blackjack:
             return token
     return cards.stand_in("2")
+
+
+def _peeked(rows: Sequence[Row]) -> bool:
+    """Whether the hole card in ``rows`` makes a Blackjack, as the peek showed it."""
+    answer: bool | None = None  # the reader's last answer, as its input records it
+    for row in rows:
+        e = row.entry
+        kind = e.get("type")
+        if kind == "peek":
+            return bool(e.get("blackjack"))
+        if kind == "halt" and e.get("cause") == "reader_malfunction" and answer is not None:
+            return not answer  # 551.16(m): the reader disagreed with the shoe
+        if kind in ("round_end", "shoe_end"):
+            break
+        is_answer = kind == "device" and e.get("event") == "peek_result"
+        answer = bool(e.get("blackjack")) if is_answer else None
+    return False

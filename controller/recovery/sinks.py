@@ -10,12 +10,21 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar, cast
 
 from controller.journal import Row, encode
-from controller.recovery.inputs import DAEMON_ROWS, INPUTS, RESUMED, ReplayStop, Unknowable
+from controller.recovery.inputs import (
+    DAEMON_ROWS,
+    INPUTS,
+    RESUMED,
+    ReplayStop,
+    Unknowable,
+    gaming_day_in,
+)
+from controller.rules.cards import deck, is_stand_in
 from controller.table.core import Table
 from controller.table.events import Devices, Journal, ReaderDevices
 from controller.table.seal import Sealed, Sealer
 from drivers import messages as m
 
+_EVERY_CARD = tuple(deck())  # 52: whatever a shoe might hold
 _VOLATILE = frozenset({"seal", "salt", "opened", "shown"})  # differ between runs by design
 
 T = TypeVar("T", bound=Table)
@@ -37,6 +46,7 @@ class Switch:
         self.rows = rows
         self.cursor = cursor
         self.tail: list[dict[str, object]] = []
+        self.unreleased: set[str] = set()  # the replay's values of cards never released
         self.journal: Journal | None = None
         self.devices: Devices | None = None
 
@@ -47,6 +57,11 @@ class Switch:
             return
         line = json.loads(encode(entry))  # as the journal would hold it
         if self.cursor >= len(self.rows):
+            if line.get("type") == "internal_error" or _shows(line, self.unreleased):
+                # Work that needs a card the journal never released (its value or its
+                # stand-in would show, or trip the table's checks): not acted on, never
+                # written.
+                raise Unknowable("the last input's work needs a card the journal never released")
             self.tail.append(line)
             return
         want = self.rows[self.cursor]
@@ -97,6 +112,18 @@ class Switch:
         return True if self.devices is None else cast(ReaderDevices, self.devices).self_test()
 
 
+def _shows(value: object, cards: set[str]) -> bool:
+    """Whether ``value`` shows a stand-in or one of ``cards`` anywhere (the detail of a
+    halt names a card too)."""
+    if isinstance(value, str):
+        return is_stand_in(value) or any(card in value for card in cards)
+    if isinstance(value, Mapping):
+        return any(_shows(v, cards) for v in value.values())
+    if isinstance(value, list):
+        return any(_shows(v, cards) for v in value)
+    return False
+
+
 def _starts_work(row: Row) -> bool:
     kind = row.entry.get("type")
     return kind in INPUTS or kind in DAEMON_ROWS
@@ -128,6 +155,10 @@ class ReplaySealer(Sealer):
         self.next: Sealed | None = None
         self.accept = False
 
+    @property
+    def takes_stand_ins(self) -> bool:  # type: ignore[override]
+        return not self.live
+
     def seal(self, card: str) -> Sealed:
         if self.live:
             return self._real.seal(card)
@@ -138,6 +169,12 @@ class ReplaySealer(Sealer):
 
     def nonce(self, salt: str) -> str:
         return self._real.nonce(salt)
+
+    def read(self, seal: str, salt: str) -> str | None:
+        """The card ``seal`` commits to, tried card by card under the table's key (as
+        the running table knew it); None when the key does not open it (lost)."""
+        sealed = Sealed(seal, salt)
+        return next((c for c in _EVERY_CARD if self._real.matches(sealed, c)), None)
 
     def matches(self, sealed: Sealed, card: str) -> bool:
         # A card unknown to the replay was checked when it was entered: the journal
@@ -154,10 +191,7 @@ class ReplaySealer(Sealer):
 
 class ReplayDay:
     """The gaming day during the replay: the day the journal's lines give for each
-    input (a reader inspection's ``day``); an input refused because the inspection was
-    not today's ran on a later day. The real gaming day once live."""
-
-    LATER = "after the last inspection"
+    input (``gaming_day_in``). The real gaming day once live."""
 
     def __init__(self, real: Callable[[], str]) -> None:
         self._real = real
@@ -169,15 +203,11 @@ class ReplayDay:
 
     def follow(self, rows: Sequence[Row], at: int) -> None:
         for row in rows[at + 1 :]:
-            e = row.entry
             if _starts_work(row):
                 return
-            if isinstance(e.get("day"), str):
-                self.day = e["day"]
-                return
-            refused = e.get("type") == "refused" and e.get("command") == "no_more_bets"
-            if refused and e.get("section") == "551.2(e)":
-                self.day = self.LATER
+            day = gaming_day_in(row.entry)
+            if day is not None:
+                self.day = day
                 return
 
 

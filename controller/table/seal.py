@@ -52,7 +52,10 @@ class Sealed:
 
 
 class Sealer:
-    """Seals cards under one key, and opens or checks them again with it."""
+    """Seals cards under one key, and opens or checks them again with it.
+    ``takes_stand_ins``: a floorperson's entry may be a stand-in (only a replay's is)."""
+
+    takes_stand_ins = False
 
     def __init__(self, key: bytes | None = None) -> None:
         if key is not None and len(key) < 16:

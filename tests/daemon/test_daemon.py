@@ -5,13 +5,10 @@ sockets, and a fake systemd notification socket (an AF_UNIX datagram socket)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import socket
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -22,24 +19,10 @@ from typing import Any
 import pytest
 
 from controller.journal import SqliteJournal, verify
+from tests.support.daemon import daemon, finish
 
 CARD = re.compile(r"\b(10|[2-9TJQKA])[SHDC]\b")  # a card token, as STATUS must never hold
 FAST = ("--pace-ms", "0")
-
-
-def daemon(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "run", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
-    )
-
-
-def finish(proc: subprocess.Popen[str], timeout: float = 30) -> tuple[int, str, str]:
-    out, err = proc.communicate(timeout=timeout)
-    return proc.returncode, out, err
 
 
 def rows(path: Path) -> list[tuple[int, str, dict[str, Any]]]:

@@ -5,6 +5,7 @@ can be fed the very same ones."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import random
@@ -44,6 +45,7 @@ from controller.table.events import (
     Wager,
 )
 from controller.table.seal import Sealer
+from controller.table.snapshot import SealedState, capture
 from controller.table.spanish21 import Spanish21Table
 from drivers import messages as m
 from tests.support.tables import DAY, Devices
@@ -260,3 +262,43 @@ class RandomPlay:
             lambda: CardsSpread(),
             lambda: PermitWagering(str(rng.randint(1, 7))),
         ]
+
+
+def through_the_journal(value: object) -> Any:
+    """``value`` as a journal row holds it, read back."""
+    return json.loads(encode(value))
+
+
+class Played:
+    """A table of ``game`` in random play from ``seed``, and every input it took."""
+
+    def __init__(self, game: str, seed: int) -> None:
+        self.game = game
+        self.journal = JsonJournal()
+        self.devices = AnsweringDevices()
+        self.table = table_of(game, self.journal, self.devices)
+        self.play = RandomPlay(self.table, self.devices, random.Random(seed))
+        self.inputs: list[Input] = []
+
+    def step(self) -> Input:
+        item = self.play.next()
+        self.inputs.append(item)
+        self.table.handle(item)
+        return item
+
+    def captured_at_or_after(self, at: int, within: int = 400) -> Any:
+        """Play ``at`` inputs, then on until the state can be captured (no sealed card)."""
+        for _ in range(at):
+            self.step()
+        for _ in range(within):
+            try:
+                return through_the_journal(capture(self.table))
+            except SealedState:
+                self.step()
+        raise AssertionError(f"a sealed card held for {within} inputs")
+
+
+def factory(name: str) -> Callable[..., Table]:
+    """How ``resume`` builds a fresh ``name`` table: the registry's, default rules."""
+    entry = game(name)
+    return functools.partial(entry.table, entry.defaults())

@@ -5,7 +5,6 @@ is the table it was taken from, whatever the game and whatever happened before."
 from __future__ import annotations
 
 import json
-import random
 from decimal import Decimal
 from typing import Any
 
@@ -13,52 +12,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.journal import encode
 from controller.table.snapshot import SealedState, SnapshotError, capture, restore
 from tests.support.play import (
     GAMES,
-    AnsweringDevices,
     JsonJournal,
-    RandomPlay,
+    Played,
     card_tokens,
     same_seals,
     table_of,
+    through_the_journal,
 )
 from tests.support.tables import Devices
-
-
-def through_the_journal(state: dict[str, object]) -> Any:
-    """The state as a snapshot row holds it, read back."""
-    return json.loads(encode(state))
-
-
-class Played:
-    """A table of ``game`` in random play from ``seed``."""
-
-    def __init__(self, game: str, seed: int) -> None:
-        self.game = game
-        self.journal = JsonJournal()
-        self.devices = AnsweringDevices()
-        self.table = table_of(game, self.journal, self.devices)
-        self.play = RandomPlay(self.table, self.devices, random.Random(seed))
-        self.inputs: list[Any] = []
-
-    def step(self) -> Any:
-        item = self.play.next()
-        self.inputs.append(item)
-        self.table.handle(item)
-        return item
-
-    def captured_at_or_after(self, at: int, within: int = 400) -> Any:
-        """Play ``at`` inputs, then on until the state can be captured (no sealed card)."""
-        for _ in range(at):
-            self.step()
-        for _ in range(within):
-            try:
-                return through_the_journal(capture(self.table))
-            except SealedState:
-                self.step()
-        raise AssertionError(f"a sealed card held for {within} inputs")
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

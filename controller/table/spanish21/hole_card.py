@@ -168,8 +168,12 @@ class HoleCard(Part):
         self.entered = None if entered is None else entered[1]
         if hole.unknown:
             table = self._table
+            seen = table._in_play.seen
+            replaced = table._round.dealer[1]
+            if not is_stand_in(replaced):
+                seen[replaced] -= 1  # a stand-in was never counted
             if not is_stand_in(token):
-                table._in_play.seen[token] += 1  # the stand-in it replaces was never counted
+                seen[token] += 1
             table._round.dealer[1] = token
             # Known now, unless this is a replay of an entry never released.
             unknown = self.entered is not None and self.entered.unknown
