@@ -62,6 +62,9 @@ class Switch:
                 # stand-in would show, or trip the table's checks): not acted on, never
                 # written.
                 raise Unknowable("the last input's work needs a card the journal never released")
+            if gaming_day_in(line) is not None:
+                # The day this input was taken on is in no line the journal holds.
+                raise Unknowable("the last input's gaming day is not in the journal")
             self.tail.append(line)
             return
         want = self.rows[self.cursor]

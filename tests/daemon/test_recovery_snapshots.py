@@ -152,3 +152,21 @@ def test_an_export_skips_snapshots_and_shows_each_round_as_without_them(tmp_path
     db = sqlite3.connect(run.path)
     (count,) = db.execute("SELECT COUNT(*) FROM rows WHERE body LIKE '%\"snapshot\"%'").fetchone()
     assert count == 2
+
+
+def test_the_daemons_rows_are_never_taken_for_the_tables_output(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    with SqliteJournal(path) as journal:  # a journal's header, as its creation writes it
+        journal.record({"type": "journal", "table": "t1", "game": "spanish21", "key": "ab"})
+    run = Run(path)
+    run.open()
+    rounds(run, 1)
+    run.crash()
+    assert run.restart() is None  # the header, then the table's rows
+    run.snapshot()
+    play(run, script()[:3])
+    run.crash()
+    assert run.restart() is None  # a resumed row and a snapshot among them
+    assert run.table.state == "dealing"
+    (header, *_) = run.rows()
+    assert header["type"] == "journal" and [e["type"] for e in run.rows()].count("resumed") == 2
