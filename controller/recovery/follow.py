@@ -1,9 +1,9 @@
 """What recovery follows in the journal, row by row, so that neither a restart nor the
 daemon's snapshots need the journal's earlier rows again: where each device's event
 stream stood, an earlier restart's interrupted round still waiting for its
-floorperson, whether a round is being dealt, and the gaming day the journal last
-showed (551.2(e)). A ``snapshot`` row carries it
-(``carry``) for the rows after it."""
+floorperson, whether a round is being dealt, the gaming day the journal last showed
+(551.2(e)), and the sealed cards of the shoe in play not released yet (551.8(e)). A
+``snapshot`` row carries it (``carry``) for the rows after it."""
 
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ class Follower:
         self.in_round = bool(carried.get("in_round", False))
         day = carried.get("day")
         self.day = day if isinstance(day, str) else ""  # the gaming day the last input was on
+        # Seals of the shoe in play never released (none at a snapshot): a card a restart
+        # voided unread stays in the shoe's counts, by value, until the shoe ends.
+        self.sealed: set[str] = set()
 
     def carry(self) -> dict[str, object]:
         """What a snapshot row holds of it."""
@@ -47,6 +50,7 @@ class Follower:
     def fold(self, entry: Mapping[str, Any]) -> None:
         kind = entry.get("type")
         self.day = gaming_day_in(entry) or self.day
+        self._seals(entry)
         if kind == "device":
             self._device(entry)
         elif kind == RESUMED:
@@ -58,6 +62,14 @@ class Follower:
             self.in_round = True
         elif kind in ENDS:
             self.in_round = False
+
+    def _seals(self, entry: Mapping[str, Any]) -> None:
+        if entry.get("sealed") and isinstance(entry.get("seal"), str):
+            self.sealed.add(entry["seal"])
+        for opened in entry.get("opened") or ():
+            self.sealed.discard(str(opened.get("seal")))
+        if entry.get("type") == "shoe_end":
+            self.sealed.clear()  # what is left was refused, never used, and is gone
 
     def _device(self, entry: Mapping[str, Any]) -> None:
         device = str(entry["device"])

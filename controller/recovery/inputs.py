@@ -40,7 +40,9 @@ class ReplayStop(BaseException):
 
 
 class Unknowable(ReplayStop):
-    """The replay would place face up a sealed card the journal never released."""
+    """What the replay would write depends on what the journal does not hold: a sealed
+    card it never released placed face up, shown or checked, or the gaming day of the
+    last input. The last input is then not acted on (``controller.recovery.replay``)."""
 
 
 # Looked up in their modules: a slotted dataclass replaces the class it was made from,

@@ -29,14 +29,19 @@ class Interrupted:
     @property
     def halt(self) -> Halt:
         known = sum(1 for c in self.cards if c.get("card") is not None)
-        detail = f"round {self.round} was in play at the restart: {known} cards known"
+        if self.cards:
+            detail = f"round {self.round} was in play at the restart: {known} cards known"
+        else:
+            detail = "the restart did not act on the last input journaled"
         if self.seal is not None:
             detail += (
                 "; the hole card is sealed and not known: enter it as read from the "
                 "layout, or clear to void the round"
             )
         if self.dropped:
-            detail += "; the dealer's announcement is made again after the clear"
+            detail += "; the command journaled last (an announcement, a decision) is given again"
+        if self.held:
+            detail += "; the device event journaled last is taken after the clear"
         return Halt(INTERRUPTED, None, detail, None, seal=self.seal)
 
     def entry(self) -> dict[str, object]:

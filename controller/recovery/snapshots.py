@@ -5,7 +5,9 @@ The daemon's table thread writes a ``snapshot`` row between two inputs, at the f
 quiet moment after a shoe's end or after ``SNAPSHOT_EVERY`` rows: no round being dealt
 (the journal shows no ``no_more_bets`` without its end) and no sealed card held, whose
 value would otherwise stand unencrypted in the journal before its reveal (551.8(e);
-``controller.table.snapshot.SealedState``). The row is hash-chained like any other:
+``controller.table.snapshot.SealedState``), nor one the shoe in play sealed and never
+released (a hole card a restart voided unread is in the shoe's counts until its end).
+The row is hash-chained like any other:
 
     {"type": "snapshot", "game": "spanish21", "rules": "<sha256 of the rules>",
      "table": {...the table's state...}, "recovery": {...what recovery carries...}}
@@ -111,7 +113,8 @@ class Snapshots:
 
     @property
     def due(self) -> bool:
-        return (self.shoe_ended or self.since >= self.every) and not self.follower.in_round
+        quiet = not self.follower.in_round and not self.follower.sealed
+        return (self.shoe_ended or self.since >= self.every) and quiet
 
     def write(self, table: Table, journal: Journal) -> bool:
         """Write the table's snapshot if one is due now; whether it was written."""

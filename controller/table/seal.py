@@ -75,7 +75,8 @@ class Sealer:
 
     def opening(self, sealed: Sealed, card: str) -> dict[str, str]:
         """What releases the card: the card, the seal and its nonce. A card sealed before
-        a restart and not known since has only a stand-in to show: never released."""
+        a restart and never released since is not known to the table's procedure, which
+        never releases it (551.8(e))."""
         if sealed.unknown:
             raise RuntimeError("a card sealed before the restart cannot be placed face up unread")
         return {"card": card, "seal": sealed.seal, "nonce": self.nonce(sealed.salt)}

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from controller.journal import Row, SqliteJournal
-from controller.recovery import RecoveryError, resume
+from controller.recovery import RecoveryError, Snapshots, from_last_snapshot, resume
 from controller.rules.cards import STAND_IN_SUIT
 from controller.table.events import (
+    CardsSpread,
     DealersCard,
     Decision,
     FloorClear,
@@ -23,6 +24,7 @@ from controller.table.events import (
 )
 from controller.table.halts import HALTED
 from controller.table.seal import Sealer
+from controller.table.snapshot import capture
 from tests.support.recovery import (
     Crash,
     CrashAfter,
@@ -260,3 +262,20 @@ def test_a_journal_cut_past_the_replay_is_refused_naming_the_first_row_not_writt
     forged = [*rows[:10], Row(rows[10].seq, rows[10].ts, {"type": "note"}), *rows[11:]]
     with pytest.raises(RecoveryError, match=f"^row {rows[10].seq}: the replay wrote"):
         resumed(forged)
+
+
+@pytest.mark.reg("551.8(e)")
+def test_a_hole_card_voided_unread_after_a_restart_is_in_no_snapshot(tmp_path: Path) -> None:
+    run = Run(tmp_path / "j.sqlite")
+    all_twos_then_hole(run)
+    run.crash()
+    run.restart()  # the key reads the seal: the shoe counts the 5C, as it did
+    run.handle(FloorClear())  # voided: the 5C is collected unread, never released
+    assert '"5C"' not in json.dumps(run.rows())
+    assert '"5C"' in json.dumps(capture(run.table))  # in the discard rack, by value
+    snapshots = Snapshots(from_last_snapshot(run.journal), every=0)
+    assert not snapshots.due and not snapshots.write(run.table, run.journal)
+    run.handle(CardsSpread())  # 551.5(h): the shoe ends
+    snapshots = Snapshots(from_last_snapshot(run.journal), every=0)
+    assert snapshots.due and snapshots.write(run.table, run.journal)
+    assert '"5C"' not in json.dumps(run.rows())
