@@ -20,7 +20,8 @@ For each journal length, in a fresh work directory:
 * **whole replay** (in this process, for what snapshots buy): the same journal's rows
   replayed by `controller.recovery.resume` from row 1 against from the last snapshot,
   the rows read included; seconds and the peak of Python's allocations
-  (tracemalloc).
+  (tracemalloc);
+* the snapshot rows of the journal: how many, and their size.
 """
 
 from __future__ import annotations
@@ -127,6 +128,19 @@ def last_resumed(path: Path) -> dict[str, Any]:
     raise SystemExit("the restart wrote no resumed row")
 
 
+def snapshot_sizes(path: Path) -> list[int]:
+    """The size of each snapshot row's body, in bytes."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [
+            len(body)
+            for (body,) in db.execute("SELECT body FROM rows")
+            if json.loads(body).get("type") == "snapshot"
+        ]
+    finally:
+        db.close()
+
+
 def whole_replay(game: str, workdir: Path) -> dict[str, float]:
     """Replay the journal from row 1 and from its last snapshot, in this process."""
     entry = registry(game)
@@ -176,6 +190,7 @@ def measure(tmp: Path, game: str, rows: int, runs: int, seed: int) -> dict[str, 
     played = play_until(game, table, rows, seed)
     length = journal_rows(table / "journal.db")
     replay = whole_replay(game, table)
+    sizes = snapshot_sizes(table / "journal.db")
     restarts: list[tuple[float, int]] = []
     fresh: list[tuple[float, int]] = []
     replayed: list[int] = []
@@ -195,6 +210,9 @@ def measure(tmp: Path, game: str, rows: int, runs: int, seed: int) -> dict[str, 
         "restart_peak_rss_mb": max(m for _, m in restarts) / MB,
         "fresh_peak_rss_mb": max(m for _, m in fresh) / MB,
         "rows_replayed": replayed,
+        "snapshots": len(sizes),
+        "snapshot_bytes_median": statistics.median(sizes) if sizes else 0,
+        "snapshot_bytes_max": max(sizes, default=0),
         **replay,
     }
 
@@ -215,14 +233,16 @@ def report(results: Sequence[dict[str, Any]]) -> str:
     lines += [
         "",
         "| rows | whole replay | from the last snapshot | whole, peak alloc "
-        "| from snapshot, peak alloc |",
-        "|---|---|---|---|---|",
+        "| from snapshot, peak alloc | snapshot rows |",
+        "|---|---|---|---|---|---|",
     ]
     for r in results:
         lines.append(
             f"| {r['rows']:,} | {r['whole_seconds']:.2f} s ({r['whole_rows']:,} rows) "
             f"| {r['from_snapshot_seconds']:.3f} s ({r['from_snapshot_rows']:,} rows) "
-            f"| {r['whole_peak_mb']:.1f} MB | {r['from_snapshot_peak_mb']:.1f} MB |"
+            f"| {r['whole_peak_mb']:.1f} MB | {r['from_snapshot_peak_mb']:.1f} MB "
+            f"| {r['snapshots']} of {r['snapshot_bytes_median']:,.0f} B, at most "
+            f"{r['snapshot_bytes_max']:,} B |"
         )
     return "\n".join(lines)
 
