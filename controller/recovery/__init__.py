@@ -17,10 +17,13 @@ is settled in the journal, not left hanging.
 
 Sealed cards (551.8(e), ``controller.table.seal``): a card journaled sealed is given
 back to the replay by the row that released it (``opened``). One never released is
-not known: the hole card of a round that was in play. The replay puts a stand-in in
-its place, a token no shoe holds (``controller.rules.cards.stand_in``) of a rank that
-agrees with the reader's recorded answer, and does not act on an input whose work
-would turn it over. The round then needs a floorperson (an ``interrupted_round`` halt,
+not known to the procedure: the hole card of a round that was in play. The replay
+reads its value from the seal under the table's key, so that the table counts and
+checks it as it did, or, without the key, puts in its place a stand-in, a token no
+shoe holds (``controller.rules.cards.stand_in``) of a rank that agrees with the
+reader's recorded answer; it does not act on a last input whose work would turn the
+card over, depend on it or show it. The round then needs a floorperson (an
+``interrupted_round`` halt,
 ``rounds``): every card known, the clear lets play go on; the hole card not known, the
 floorperson enters it as read from the layout, checked against its seal, or the clear
 voids the round.

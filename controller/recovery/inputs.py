@@ -4,7 +4,7 @@ cards the journal released (551.8(e))."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -124,7 +124,10 @@ def gaming_day_in(entry: Mapping[str, Any]) -> str | None:
     return LATER_DAY if refused and entry.get("section") == "551.2(e)" else None
 
 
-def held_events(rows: Mapping[int, Row], seqs: Iterable[int]) -> list[m.Event]:
-    """The device events among the inputs at ``seqs``: those held until the clear."""
-    decoded = [decode(rows[seq]) for seq in seqs]
+def held_events(
+    rows: Mapping[int, Row], seqs: Iterable[int], card_of: Callable[[Row], str | None]
+) -> list[m.Event]:
+    """The device events among the inputs at ``seqs``: those held until the clear. A
+    sealed card's value is ``card_of`` its row."""
+    decoded = [decode(rows[seq], card_of(rows[seq])) for seq in seqs]
     return [item for item in decoded if isinstance(item, m.Event)]

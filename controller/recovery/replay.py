@@ -24,6 +24,7 @@ from controller.recovery.positions import follower_of
 from controller.recovery.rounds import Interrupted, round_in_play, stand_in
 from controller.recovery.sinks import Sinks, T
 from controller.recovery.snapshots import restore_snapshot
+from controller.rules import cards
 from controller.rules.cards import is_stand_in
 from controller.table.events import Devices, Journal
 from controller.table.seal import Sealed, Sealer
@@ -72,7 +73,7 @@ def resume(
         }
     )
     if fresh is not None:
-        table.interrupt(fresh.halt, held_events(replay.by_seq, fresh.held))
+        table.interrupt(fresh.halt, replay.held(fresh.held))
     return table, interrupted
 
 
@@ -157,11 +158,24 @@ class _Replay(Generic[T]):
         dropped: tuple[int, ...] = ()
         held: tuple[int, ...] = ()
         if self.stopped is not None:
-            if isinstance(decode(self.by_seq[self.stopped]), m.Event):
+            if self.by_seq[self.stopped].entry.get("type") == "device":
                 held = (self.stopped,)
             else:
                 dropped = (self.stopped,)
         return Interrupted(number, tuple(cards), self._hole_unknown, dropped, held)
+
+    def held(self, seqs: Iterable[int]) -> list[m.Event]:
+        """The device events at ``seqs``, held until the floorperson clears."""
+        return held_events(self.by_seq, seqs, self._value)
+
+    def _value(self, row: Row) -> str | None:
+        """A sealed input's card, as this replay knows it: released, read from its seal,
+        or a stand-in; None for an input that seals none."""
+        if not row.entry.get("sealed"):
+            return None
+        seal, salt = str(row.entry.get("seal")), str(row.entry.get("salt"))
+        known = self._known.get(seal) or self._unknown.get(seal)
+        return known or self.sinks.sealer.read(seal, salt) or cards.stand_in("2")
 
     def _reached(self, at: int) -> None:
         try:
@@ -173,7 +187,7 @@ class _Replay(Generic[T]):
         """An earlier restart's row: its halt stops the table again."""
         if row.entry.get("interrupted"):
             past = Interrupted.from_entry(row.entry["interrupted"])
-            self.table.interrupt(past.halt, held_events(self.by_seq, past.held))
+            self.table.interrupt(past.halt, self.held(past.held))
 
     def _follow_hole(self, row: Row) -> None:
         e = row.entry

@@ -6,6 +6,7 @@ day: objects that follow the journal while it is replayed, and are the real ones
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar, cast
 
@@ -119,12 +120,18 @@ def _shows(value: object, cards: set[str]) -> bool:
     """Whether ``value`` shows a stand-in or one of ``cards`` anywhere (the detail of a
     halt names a card too)."""
     if isinstance(value, str):
-        return is_stand_in(value) or any(card in value for card in cards)
+        return is_stand_in(value) or any(_names(value, card) for card in cards)
     if isinstance(value, Mapping):
         return any(_shows(v, cards) for v in value.values())
     if isinstance(value, list):
         return any(_shows(v, cards) for v in value)
     return False
+
+
+def _names(text: str, card: str) -> bool:
+    """Whether ``text`` names ``card`` as a word ("more 6S than ..."), not as letters
+    inside one ("READER" holds no AD)."""
+    return re.search(rf"(?<![0-9A-Za-z]){card}(?![0-9A-Za-z])", text) is not None
 
 
 def _starts_work(row: Row) -> bool:
