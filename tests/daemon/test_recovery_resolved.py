@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from controller.journal import Row, SqliteJournal
-from controller.recovery import RecoveryError, Snapshots, from_last_snapshot, resume
+from controller.recovery import RecoveryError, Snapshots, from_last_snapshot
 from controller.rules.cards import STAND_IN_SUIT
 from controller.table.events import (
     CardsSpread,
@@ -23,7 +23,6 @@ from controller.table.events import (
     Wager,
 )
 from controller.table.halts import HALTED
-from controller.table.seal import Sealer
 from controller.table.snapshot import capture
 from tests.support.recovery import (
     Crash,
@@ -36,7 +35,7 @@ from tests.support.recovery import (
     script,
     spanish21,
 )
-from tests.support.tables import DAY, Devices
+from tests.support.tables import Devices
 
 
 def result(end: dict[str, Any]) -> tuple[object, object, object]:
@@ -189,14 +188,7 @@ def test_a_baccarat_hand_killed_after_its_last_card_is_settled_in_the_journal(
     journal.close()
     journal = SqliteJournal(path)
     assert not [r for r in journal.rows() if r.entry["type"] == "round_end"]
-    rebuilt, interrupted = resume(
-        journal.rows(),
-        baccarat(game),
-        journal=journal,
-        devices=Devices(),
-        sealer=Sealer(),
-        gaming_day=lambda: DAY,
-    )
+    rebuilt, interrupted = resumed(journal.rows(), baccarat(game), journal)
     assert interrupted is None and rebuilt.state == "wagering"
     kinds = [r.entry["type"] for r in journal.rows()]
     assert kinds.index("round_end") < kinds.index("resumed")
