@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from controller.games import GAMES
 from controller.journal import JournalError, Row, open_read_only, verify
+from controller.recovery.inputs import DAEMON_ROWS
 from controller.table.seal import opens
 
 EXIT_OK = 0
@@ -63,6 +64,8 @@ def _window(rows: Sequence[Row], round_no: int, shoe: int | None) -> tuple[int, 
     window: list[Row] = []
     for s, row in _shoes(rows):
         e = row.entry
+        if e.get("type") in DAEMON_ROWS:
+            continue  # the daemon's (a snapshot of the table's state): no round's
         if s == shoe and e.get("round") == round_no:
             window.append(row)
             if e.get("type") == "round_end":

@@ -31,12 +31,12 @@ from tools.generated import emit
 
 
 # A table is built only to read its machine: nothing it records or shows goes anywhere.
-class _NullJournal:
+class NullJournal:
     def record(self, entry: Mapping[str, object]) -> None:
         pass
 
 
-class _NullDevices:
+class NullDevices:
     def commit(self, device: str, event_id: int) -> None:
         pass
 
@@ -61,8 +61,8 @@ def build_table(game: Game) -> Table:
     """The game's table with its default rules, idle in its initial state."""
     return game.table(
         game.defaults(),
-        _NullJournal(),
-        _NullDevices(),
+        NullJournal(),
+        NullDevices(),
         gaming_day=_no_gaming_day,
         sealer=Sealer(),
     )

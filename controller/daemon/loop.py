@@ -22,6 +22,7 @@ from controller.daemon.sdnotify import Notifier
 from controller.daemon.view import LiveView
 from controller.daemon.wiring import PublishingJournal
 from controller.errors import EXIT_OK
+from controller.recovery import Snapshots
 from controller.table.core import Table
 from controller.table.events import Command
 from drivers import messages as m
@@ -76,6 +77,7 @@ class TableLoop:
         health: MutableMapping[str, str],
         view: LiveView,
         console: Console | None,
+        snapshots: Snapshots | None = None,
     ) -> None:
         self.settings = settings
         self.options = options
@@ -89,6 +91,7 @@ class TableLoop:
         self.health = health
         self.view = view
         self.console = console
+        self.snapshots = snapshots
         self.ready = False
         self.next_step = 0.0
         self.unhealthy = False
@@ -103,10 +106,12 @@ class TableLoop:
                 if isinstance(item, Stop):
                     return self._stop(f"signal {signal.Signals(item.signum).name}")
                 self._handle(item)
+                self._snapshot_if_due()
                 if self._done():
                     return self._stop("rounds played")
                 item = self.inbox.get(0)
             self._play()
+            self._snapshot_if_due()
             if self._done():
                 return self._stop("rounds played")
             self.status.show(self._state())
@@ -174,6 +179,12 @@ class TableLoop:
                 self.next_step = time.monotonic() + pace
             if not acted or self._done():
                 return
+
+    def _snapshot_if_due(self) -> None:
+        """Between two inputs: the table's state in the journal when one is due, so a
+        restart replays only what follows (controller/recovery/snapshots.py)."""
+        if self.snapshots is not None:
+            self.snapshots.write(self.table, self.journal)
 
     def _done(self) -> bool:
         rounds = self.options.rounds

@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TextIO
 
@@ -45,9 +45,9 @@ from controller.daemon.loop import StatusLine, TableLoop
 from controller.daemon.sdnotify import Notifier, NotifyEnvError
 from controller.daemon.view import LiveView
 from controller.errors import EXIT_FAILURE, EXIT_USAGE, EXPECTED, fail
-from controller.journal import JournalError, Row
-from controller.journal.inspect import HEADER_TYPE
-from controller.recovery import RecoveryError, driver_positions
+from controller.journal import JournalError
+from controller.recovery import RecoveryError, Snapshots, from_last_snapshot
+from controller.table.core import Table
 from drivers.device import DeviceDriver
 
 log = structlog.get_logger("controller.daemon")
@@ -126,13 +126,8 @@ def _start(
     journal, api, guard = _open(config, inbox, hardware, status, cleanup)
     if hardware is not None:
         hardware.start(cleanup)
-    # What the journal already holds: the table is rebuilt from it and each driver
-    # picks up after the last event journaled for its device (controller/recovery).
-    # The header (row 1) is the daemon's, not the table's: it is not replayed.
-    rows = [row for row in journal.file.rows() if row.entry.get("type") != HEADER_TYPE]
-    drivers = _drivers(config, inbox, hardware, rows)
+    drivers, table, snapshots = _rebuilt(config, inbox, hardware, journal)
     health = dict.fromkeys(drivers, "connecting")
-    table = wiring.table(config, drivers, rows, journal)
     guard.start()  # the whole chain, checked beside the table from now on
     console = None if hardware is None else hardware.console(table, journal, drivers)
     title = f"tablectl · {config.table.game} table {config.table.id}"
@@ -158,6 +153,7 @@ def _start(
         health=health,
         view=view,
         console=console,
+        snapshots=snapshots,
     )
     status.show(loop.connecting())
     return loop.run()
@@ -204,11 +200,31 @@ def _check_journal(journal: wiring.PublishingJournal) -> None:
         raise JournalError(f"{journal.file.path}: cannot start: {problem}")
 
 
+def _rebuilt(
+    config: Config,
+    inbox: Inbox,
+    hardware: SimulatedHardware | None,
+    journal: wiring.PublishingJournal,
+) -> tuple[dict[str, DeviceDriver], Table, Snapshots]:
+    """The drivers and the table, rebuilt from what the journal holds from its last
+    snapshot on (read backwards, never the whole journal): each driver picks up after
+    the last event journaled for its device, and the snapshots follow every row written
+    from here on, the restart's own included (controller/recovery)."""
+    rows = from_last_snapshot(journal.file)
+    snapshots = Snapshots(rows)
+    journal.watchers.append(snapshots.observe)
+    drivers = _drivers(config, inbox, hardware, snapshots.follower.positions)
+    return drivers, wiring.table(config, drivers, rows, journal), snapshots
+
+
 def _drivers(
-    config: Config, inbox: Inbox, hardware: SimulatedHardware | None, rows: Sequence[Row]
+    config: Config,
+    inbox: Inbox,
+    hardware: SimulatedHardware | None,
+    positions: Mapping[str, tuple[str, int]],
 ) -> dict[str, DeviceDriver]:
     if hardware is None:
-        return wiring.drivers(config, inbox, driver_positions(rows))
+        return wiring.drivers(config, inbox, positions)
     # Simulated devices are started afresh, their event ids from 1: only real devices,
     # which keep their unacknowledged events, are picked up where they were.
     return wiring.drivers(config, inbox, {}, hardware.usb_backend())

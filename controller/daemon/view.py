@@ -29,12 +29,17 @@ _SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 _NOTED = ("halt", "refused", "irregularity", "internal_error", "floor_clear", "shuffle_failed")
 
 
+# Fields left out of a plain line: a snapshot's state is for the restart, not a reader.
+_UNSHOWN = {"snapshot": ("table", "recovery")}
+
+
 def plain_line(entry: Mapping[str, object]) -> str:
     """One journal entry as one line: its type, then its fields as compact JSON values."""
+    unshown = ("type", *_UNSHOWN.get(str(entry.get("type")), ()))
     fields = " ".join(
         f"{key}={json.dumps(value, separators=(',', ':'), default=str)}"
         for key, value in entry.items()
-        if key != "type"
+        if key not in unshown
     )
     return f"{entry.get('type')} {fields}".rstrip()
 

@@ -19,7 +19,7 @@ from controller.journal import JournalError, JournalFiles, Row, SqliteJournal
 from controller.journal.header import Identity, open_table_journal
 from controller.journal.observed import ObservedJournal
 from controller.journal.sealkey import load_key
-from controller.recovery import resume
+from controller.recovery import JOURNAL, resume
 from controller.table.core import Table
 from controller.table.devices import TableDevices
 from controller.table.events import Journal
@@ -131,8 +131,9 @@ def table(
     config: Config, drivers: Mapping[str, DeviceDriver], rows: Sequence[Row], journal: Journal
 ) -> Table:
     """The table of the game in force, writing to ``journal``, rebuilt from the
-    journal's ``rows`` when it has any: then it comes back stopped for a floorperson if
-    a round was in play (controller/recovery)."""
+    journal's ``rows`` (from its last snapshot on) when the table has written any: then
+    it comes back stopped for a floorperson if a round was in play
+    (controller/recovery)."""
     in_force = game(config.table.game)
     shoe = drivers["shoe"]
     assert isinstance(shoe, ShoeDriver)  # DRIVERS picks it by kind
@@ -143,8 +144,8 @@ def table(
     sealer = Sealer(sealing_key(config.journal.path)) if in_force.seals_cards else Sealer()
     day = config.table.gaming_day
     make = functools.partial(in_force.table, config.rules)
-    if not rows:
-        return make(journal, devices, gaming_day=day, sealer=sealer)
+    if all(row.entry.get("type") == JOURNAL for row in rows):
+        return make(journal, devices, gaming_day=day, sealer=sealer)  # nothing played yet
     rebuilt, interrupted = resume(
         rows, make, journal=journal, devices=devices, sealer=sealer, gaming_day=day
     )

@@ -4,7 +4,7 @@ cards the journal released (551.8(e))."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -16,11 +16,33 @@ from controller.table.seal import opens
 from drivers import messages as m
 
 INPUTS = ("device", "command")
+# The daemon's own rows, never a table's output: a journal's header (its row 1), a
+# restart's account of what it found, and the table's state at a snapshot.
+JOURNAL = "journal"
 RESUMED = "resumed"
+SNAPSHOT = "snapshot"
+DAEMON_ROWS = (JOURNAL, RESUMED, SNAPSHOT)
 
 
 class RecoveryError(Exception):
     """The journal cannot be replayed; the message is one line naming the row."""
+
+
+class ReplayStop(BaseException):
+    """Raised inside the replayed table, past its own guard (which would record a bug
+    as an ``internal_error`` line): the replay cannot follow the journal. ``seq``: the
+    row, when the raiser knows it."""
+
+    def __init__(self, message: str, seq: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.seq = seq
+
+
+class Unknowable(ReplayStop):
+    """What the replay would write depends on what the journal does not hold: a sealed
+    card it never released placed face up, shown or checked, or the gaming day of the
+    last input. The last input is then not acted on (``controller.recovery.replay``)."""
 
 
 # Looked up in their modules: a slotted dataclass replaces the class it was made from,
@@ -89,7 +111,23 @@ def decode(row: Row, card: str | None = None) -> m.Event | Command:
         ) from None
 
 
-def held_events(rows: Mapping[int, Row], seqs: Iterable[int]) -> list[m.Event]:
-    """The device events among the inputs at ``seqs``: those held until the clear."""
-    decoded = [decode(rows[seq]) for seq in seqs]
+LATER_DAY = "after the last inspection"
+
+
+def gaming_day_in(entry: Mapping[str, Any]) -> str | None:
+    """The gaming day a line shows its input was taken on: a reader inspection's
+    ``day``; an input refused because the inspection was not today's ran on a later
+    day (551.2(e)). None: the line does not tell."""
+    if isinstance(entry.get("day"), str):
+        return str(entry["day"])
+    refused = entry.get("type") == "refused" and entry.get("command") == "no_more_bets"
+    return LATER_DAY if refused and entry.get("section") == "551.2(e)" else None
+
+
+def held_events(
+    rows: Mapping[int, Row], seqs: Iterable[int], card_of: Callable[[Row], str | None]
+) -> list[m.Event]:
+    """The device events among the inputs at ``seqs``: those held until the clear. A
+    sealed card's value is ``card_of`` its row."""
+    decoded = [decode(rows[seq], card_of(rows[seq])) for seq in seqs]
     return [item for item in decoded if isinstance(item, m.Event)]

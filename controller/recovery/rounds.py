@@ -8,15 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.journal import Row
-from controller.recovery.inputs import RESUMED
+from controller.rules import cards
 from controller.rules.spanish21 import dealer_blackjack
-from controller.table import events as ev
 from controller.table.core import Table
-from controller.table.events import Command
 from controller.table.halts import INTERRUPTED, Halt
-from drivers import messages as m
 
-_ENDS = ("round_end", "deal_called_off", "shoe_end")  # what ends a round's deal
+ENDS = ("round_end", "deal_called_off", "shoe_end")  # what ends a round's deal
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,14 +29,19 @@ class Interrupted:
     @property
     def halt(self) -> Halt:
         known = sum(1 for c in self.cards if c.get("card") is not None)
-        detail = f"round {self.round} was in play at the restart: {known} cards known"
+        if self.cards:
+            detail = f"round {self.round} was in play at the restart: {known} cards known"
+        else:
+            detail = "the restart did not act on the last input journaled"
         if self.seal is not None:
             detail += (
                 "; the hole card is sealed and not known: enter it as read from the "
                 "layout, or clear to void the round"
             )
         if self.dropped:
-            detail += "; the dealer's announcement is made again after the clear"
+            detail += "; the command journaled last (an announcement, a decision) is given again"
+        if self.held:
+            detail += "; the device event journaled last is taken after the clear"
         return Halt(INTERRUPTED, None, detail, None, seal=self.seal)
 
     def entry(self) -> dict[str, object]:
@@ -72,7 +74,7 @@ def round_in_play(
         kind = e.get("type")
         if kind == "no_more_bets":
             start = i
-        elif kind in _ENDS:
+        elif kind in ENDS:
             start = None
     if start is None:
         return None
@@ -102,39 +104,35 @@ def _dealt(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, object]]:
     return cards
 
 
-def interrupted_still(rows: Sequence[Row]) -> Interrupted | None:
-    """An earlier restart's interrupted round whose halt still waits for its floorperson
-    when the journal ends (the replay has stopped the table for it again)."""
-    waiting: Interrupted | None = None
-    for row in rows:
-        e = row.entry
-        if e.get("type") == RESUMED:
-            waiting = Interrupted.from_entry(e["interrupted"]) if e.get("interrupted") else None
-        elif e.get("type") == "floor_clear" and INTERRUPTED in (e.get("causes") or ()):
-            waiting = None
-    return waiting
-
-
 def stand_in(table: Table, rows: Sequence[Row], at: int) -> str:
-    """A card to hold an unknown sealed card's place: one that gives the dealer a
-    Blackjack exactly when the reader's recorded answer in this round says so."""
-    blackjack = False
-    for row in rows[at + 1 :]:
-        kind = row.entry.get("type")
-        if kind == "peek":
-            blackjack = bool(row.entry.get("blackjack"))
-            break
-        if kind in ("round_end", "shoe_end"):
-            break
+    """A token to hold an unknown sealed card's place: no card any shoe holds
+    (``controller.rules.cards.stand_in``), of a rank that gives the dealer a Blackjack
+    exactly when the table found one on the reader's recorded answer in this round:
+    the answer its ``peek`` line records, or the other one when the table halted on it
+    for disagreeing with the shoe's reading of the hole card."""
+    blackjack = _peeked(rows[at + 1 :])
     up = getattr(table, "up_card", None)
     if not isinstance(up, str):
-        return "2S"
-    for token in ("2S", "2H", "2D", "2C", "KS", "KH", "AS", "AH"):
+        return cards.stand_in("2")
+    for rank in ("2", "K", "A"):
+        token = cards.stand_in(rank)
         if dealer_blackjack([up, token]) == blackjack:
             return token
-    return "2S"
+    return cards.stand_in("2")
 
 
-def reveals(item: m.Event | Command) -> bool:
-    """An input that turns the hole card over when the procedure accepts it."""
-    return isinstance(item, ev.DealersCard) or (isinstance(item, m.PeekResult) and item.blackjack)
+def _peeked(rows: Sequence[Row]) -> bool:
+    """Whether the hole card in ``rows`` makes a Blackjack, as the peek showed it."""
+    answer: bool | None = None  # the reader's last answer, as its input records it
+    for row in rows:
+        e = row.entry
+        kind = e.get("type")
+        if kind == "peek":
+            return bool(e.get("blackjack"))
+        if kind == "halt" and e.get("cause") == "reader_malfunction" and answer is not None:
+            return not answer  # 551.16(m): the reader disagreed with the shoe
+        if kind in ("round_end", "shoe_end"):
+            break
+        is_answer = kind == "device" and e.get("event") == "peek_result"
+        answer = bool(e.get("blackjack")) if is_answer else None
+    return False

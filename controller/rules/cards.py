@@ -2,6 +2,11 @@
 
 Ranks A23456789TJQK, suits SHDC; "10D" is accepted as input. "CUT" is the
 cover/cutting card and is not a card of any deck.
+
+A stand-in ("2?") holds the place of a sealed card whose value a restart cannot know
+(controller/recovery): a rank, so the rules can value it, and a suit no deck has, so
+no shoe can hold it, the shoe's counts never count it and ``card`` never accepts it
+from a console.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from typing import Final
 RANKS: Final = "A23456789TJQK"
 SUITS: Final = "SHDC"
 CUT: Final = "CUT"
+STAND_IN_SUIT: Final = "?"
 
 
 class CardError(ValueError):
@@ -26,6 +32,17 @@ def card(token: str) -> str:
     if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
         raise CardError(f"not a card: {token!r} (expected rank {RANKS} then suit {SUITS})")
     return t
+
+
+def stand_in(of_rank: str) -> str:
+    """The stand-in of rank ``of_rank``: no card of any deck."""
+    if of_rank not in RANKS:
+        raise CardError(f"not a rank: {of_rank!r}")
+    return of_rank + STAND_IN_SUIT
+
+
+def is_stand_in(token: str) -> bool:
+    return len(token) == 2 and token[0] in RANKS and token[1] == STAND_IN_SUIT
 
 
 def rank(token: str) -> str:

@@ -232,10 +232,22 @@ class Halting(ABC):
         if not needs_card and sealed is None:
             return "no unreadable card is waiting to be entered"
         try:
-            token = card(command.card)
+            token = self._entered_card(command.card)
         except CardError as exc:
             return str(exc)
         return None if sealed is None else self._entered_problem(sealed, token)
+
+    def _entered_card(self, text: str) -> str:
+        """The card a floorperson enters; CardError when it is none. A table that seals
+        cards also takes, from a replay alone, a stand-in for one the journal never
+        released (``controller.rules.cards.stand_in``)."""
+        return card(text)
+
+    @property
+    def needs_card(self) -> bool:
+        """Whether play stays stopped until a floorperson enters the card the shoe could
+        not read (a card entered now is that one, not a sealed hole card)."""
+        return self._needs_card()
 
     def _needs_card(self) -> bool:
         return any(h.needs_card for h in self._halts)
@@ -265,7 +277,7 @@ class Halting(ABC):
         if command.card is not None and self._needs_card():
             # The floorperson's reading takes the unreadable card's place, ahead of
             # anything held after it.
-            token = card(command.card)
+            token = self._entered_card(command.card)
             self._held.appendleft(m.CardDrawn(self._shoe, None, token[0], token[1], False))
         interrupted = next((h for h in self._halts if h.cause == INTERRUPTED), None)
         self._halts.clear()

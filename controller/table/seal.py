@@ -52,7 +52,10 @@ class Sealed:
 
 
 class Sealer:
-    """Seals cards under one key, and opens or checks them again with it."""
+    """Seals cards under one key, and opens or checks them again with it.
+    ``takes_stand_ins``: a floorperson's entry may be a stand-in (only a replay's is)."""
+
+    takes_stand_ins = False
 
     def __init__(self, key: bytes | None = None) -> None:
         if key is not None and len(key) < 16:
@@ -71,5 +74,9 @@ class Sealer:
         return opens(sealed.seal, self.nonce(sealed.salt), card)
 
     def opening(self, sealed: Sealed, card: str) -> dict[str, str]:
-        """What releases the card: the card, the seal and its nonce."""
+        """What releases the card: the card, the seal and its nonce. A card sealed before
+        a restart and never released since is not known to the table's procedure, which
+        never releases it (551.8(e))."""
+        if sealed.unknown:
+            raise RuntimeError("a card sealed before the restart cannot be placed face up unread")
         return {"card": card, "seal": sealed.seal, "nonce": self.nonce(sealed.salt)}

@@ -26,7 +26,18 @@ from controller.table.halts import HALTED, INTERRUPTED
 from controller.table.seal import Sealer, opens
 from drivers import messages as m
 from tests.support.journal import MemoryJournal
-from tests.support.recovery import KEY, Run, baccarat, baccarat_hand, play, script, spanish21
+from tests.support.recovery import (
+    KEY,
+    Crash,
+    CrashAfter,
+    Run,
+    baccarat,
+    baccarat_hand,
+    command,
+    play,
+    script,
+    spanish21,
+)
 from tests.support.tables import DAY, Devices
 
 
@@ -180,27 +191,11 @@ def test_a_restart_after_the_reveal_completes_the_round_from_the_journal(tmp_pat
     assert result(run.of_type("round_end")[-1]) == result(reference(tmp_path))
 
 
-class Crash(BaseException):
-    """The process dying between two journal rows."""
-
-
-class CrashAfter:
-    """A journal that dies right after it records the input ``command``."""
-
-    def __init__(self, journal: SqliteJournal, command: str) -> None:
-        self.journal, self.command = journal, command
-
-    def record(self, entry: Any) -> None:
-        self.journal.record(entry)
-        if entry.get("command") == self.command:
-            raise Crash
-
-
 def test_dealers_card_journaled_but_cut_short_is_announced_again_after_the_clear(
     tmp_path: Path,
 ) -> None:
     run = Run(tmp_path / "j.sqlite")
-    run.table = spanish21(CrashAfter(run.journal, "dealers_card"), run.devices)
+    run.table = spanish21(CrashAfter(run.journal, command("dealers_card")), run.devices)
     run.open()
     with pytest.raises(Crash):
         play(run, script()[:18])

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from controller.journal import SqliteJournal
 from firmware_sim.harness import SimProcess
 
 
@@ -132,3 +133,9 @@ def configured_table(tmp_path: Path) -> tuple[Path, SimProcess, SimProcess]:
         f'[api]\nruntime_dir = "{tmp_path}"\n{sockets}'
     )
     return config, shoe, shuffler
+
+
+def entries(path: Path) -> list[dict[str, Any]]:
+    """The journal's entries, in order."""
+    with SqliteJournal(path) as journal:
+        return [r.entry for r in journal.rows()]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal import SqliteJournal
-from controller.recovery import resume
+from controller.recovery import Snapshots, from_last_snapshot, resume
 from controller.rules.baccarat import BaccaratRules
 from controller.rules.spanish21 import Spanish21Rules
 from controller.table.baccarat import BaccaratTable
@@ -26,6 +26,7 @@ from controller.table.events import (
 from controller.table.seal import Sealer
 from controller.table.spanish21 import Spanish21Table
 from drivers import messages as m
+from tests.support.journal import MemoryJournal
 from tests.support.tables import DAY, Devices
 
 KEY = bytes(range(32))  # the table's sealing key, kept outside the journal
@@ -44,6 +45,23 @@ def spanish21(
         devices,
         gaming_day=gaming_day,
         sealer=sealer or Sealer(KEY),
+    )
+
+
+def resumed(
+    rows: Iterable[Any],
+    make: Callable[..., Any] = spanish21,
+    journal: Journal | None = None,
+) -> Any:
+    """``resume`` of ``rows`` into a table ``make`` builds, with this module's key and
+    day, writing to ``journal`` (by default, a list)."""
+    return resume(
+        rows,
+        make,
+        journal=MemoryJournal() if journal is None else journal,
+        devices=Devices(),
+        sealer=Sealer(KEY),
+        gaming_day=lambda: DAY,
     )
 
 
@@ -74,6 +92,13 @@ class Run:
         self.handle(m.CardInserted("reader", next(self.ids), True))
         self.handle(m.PeekResult("reader", next(self.ids), blackjack))
 
+    def snapshot(self) -> int:
+        """Write the table's snapshot, as the daemon's table thread does between two
+        inputs when one is due (here: now); its row's number."""
+        snapshots = Snapshots(from_last_snapshot(self.journal), every=0)
+        assert snapshots.write(self.table, self.journal), "not a moment for a snapshot"
+        return self.journal.last_seq
+
     def crash(self) -> None:
         """The process dies: the table is gone, the journal file stays."""
         self.journal.close()
@@ -96,6 +121,27 @@ class Run:
 
     def of_type(self, kind: str) -> list[dict[str, Any]]:
         return [e for e in self.rows() if e.get("type") == kind]
+
+
+class Crash(BaseException):
+    """The process dying between two journal rows."""
+
+
+class CrashAfter:
+    """A journal that dies right after it records an entry ``when`` picks (its first)."""
+
+    def __init__(self, journal: SqliteJournal, when: Callable[[dict[str, Any]], bool]) -> None:
+        self.journal, self.when = journal, when
+
+    def record(self, entry: Any) -> None:
+        self.journal.record(entry)
+        if self.when(dict(entry)):
+            raise Crash
+
+
+def command(name: str) -> Callable[[dict[str, Any]], bool]:
+    """The input row of console command ``name``."""
+    return lambda entry: entry.get("command") == name and entry.get("type") == "command"
 
 
 def script() -> list[tuple[str, Any]]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
 
-from controller.rules.cards import CardError, card, rank
+from controller.rules.cards import CardError, card, is_stand_in, rank
 
 Dealer = Literal["dealer"]
 
@@ -27,8 +27,9 @@ class PlayError(ValueError):
 
 
 def card_value(token: str) -> int:
-    """2-9 face value, J/Q/K ten, an ace one (551.3(b)); ``hand_value`` makes it 11."""
-    c = card(token)
+    """2-9 face value, J/Q/K ten, an ace one (551.3(b)); ``hand_value`` makes it 11. A
+    stand-in for a sealed card a restart cannot know is valued by its rank."""
+    c = token if is_stand_in(token) else card(token)
     r = rank(c)
     if r == "T":
         raise CardError(f"{c} is not in a Spanish 21 deck (551.3(a), 551.16(b))")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from controller.rules.cards import CardError
+from controller.rules.cards import CardError, is_stand_in
 from controller.rules.cards import card as parse_card
 from controller.rules.spanish21 import DEALER
 from controller.table.core import Refusal
@@ -90,9 +90,8 @@ class HoleCard(Part):
         return {"opened": opened} if opened else {}
 
     def _open(self, sealed: Sealed, token: str) -> dict[str, str]:
-        if sealed.unknown:
-            # A stand-in for a card sealed before a restart: never shown as a card.
-            raise RuntimeError("a card sealed before the restart cannot be placed face up unread")
+        # A stand-in for a card sealed before a restart is never shown as a card: the
+        # sealer refuses to open it.
         return self._table.sealer.opening(sealed, token)
 
     def dealt(self, event: m.CardDrawn) -> dict[str, object]:
@@ -163,16 +162,19 @@ class HoleCard(Part):
         hole = self.sealed
         if hole is None:
             raise RuntimeError("a hole card entered with no hole card dealt")
-        token = parse_card(card)
+        # A replay's entry of a card the journal never released is a stand-in too.
+        token = card if is_stand_in(card) else parse_card(card)
         entered = self._seals.pop(id(command), None)
         self.entered = None if entered is None else entered[1]
         if hole.unknown:
             table = self._table
-            dealer = table._round.dealer
-            stand_in = dealer[1]
-            table._in_play.seen[stand_in] -= 1
-            table._in_play.seen[token] += 1
-            dealer[1] = token
+            seen = table._in_play.seen
+            replaced = table._round.dealer[1]
+            if not is_stand_in(replaced):
+                seen[replaced] -= 1  # a stand-in was never counted
+            if not is_stand_in(token):
+                seen[token] += 1
+            table._round.dealer[1] = token
             # Known now, unless this is a replay of an entry never released.
             unknown = self.entered is not None and self.entered.unknown
             self.sealed = replace(hole, unknown=unknown)

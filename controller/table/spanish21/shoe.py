@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from typing import TYPE_CHECKING, Final
 
+from controller.rules.cards import is_stand_in
 from controller.table.core import Refusal, event_name
 from controller.table.events import CardsSpread, ManualShuffle, Need, NewDealer, Recut, Reshuffle
 from controller.table.halts import Halt
@@ -66,6 +67,8 @@ class ShoeInPlay(Part):
             self._found_face_up(event)
         elif event.rank == "T":
             self._found_ten(event)
+        elif is_stand_in(event.token):
+            table._fire("card", event)  # no card of the shoe: a restart's stand-in, never counted
         elif self.seen[event.token] >= decks:
             # A card the decks cannot hold: they are not the decks inspected (551.4).
             detail = f"more {event.token} than {decks} decks hold"

@@ -8,6 +8,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from controller.rules.cards import is_stand_in
 from controller.rules.spanish21 import Hand, Spanish21Rules
 from controller.table.core import Refusal, Table
 from controller.table.events import (
@@ -333,6 +334,11 @@ class Spanish21Table(Table):
         self._hole_card.follow_entry(command, entered)
         self._reader.cleared()
         self._round_end.cleared()
+
+    def _entered_card(self, text: str) -> str:
+        if is_stand_in(text) and self.sealer.takes_stand_ins:
+            return text  # a replay's entry of a card its journal never released
+        return super()._entered_card(text)
 
     def _entered_problem(self, halt: Halt, token: str) -> Refusal | None:
         return self._hole_card.entered_problem(halt, token)
