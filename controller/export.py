@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from controller.games import GAMES
 from controller.journal import JournalError, Row, open_read_only, verify
+from controller.journal.errors import failure
 from controller.recovery.inputs import DAEMON_ROWS
 from controller.table.seal import opens
 
@@ -43,7 +44,7 @@ def read_rows(path: str | Path) -> list[Row]:
         cursor = db.execute("SELECT seq, ts, body FROM rows ORDER BY seq")
         return [Row(int(seq), str(ts), json.loads(body)) for seq, ts, body in cursor]
     except (sqlite3.DatabaseError, ValueError) as exc:
-        raise JournalError(f"{p}: the journal is damaged: {exc}") from None
+        raise failure(p, exc) from None
     finally:
         db.close()
 

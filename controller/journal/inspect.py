@@ -21,7 +21,7 @@ from typing import Any
 
 from controller.journal.chain import GENESIS, Chain, row_hash
 from controller.journal.checkpoint import Mark, read_checkpoint, read_tail
-from controller.journal.errors import JournalError
+from controller.journal.errors import JournalError, failure
 from controller.journal.files import JournalFiles
 from controller.journal.sqlite import SCHEMA_VERSION, has_schema, open_read_only
 
@@ -61,7 +61,7 @@ def inspect(files: JournalFiles) -> Inspection:
         checked = _chain_from(files, db, start, tail)
         return Inspection(last, checked, _header(files, db), checkpoint)
     except sqlite3.DatabaseError as exc:
-        raise JournalError(f"{files.db}: the journal is damaged: {exc}") from None
+        raise failure(files.db, exc) from None
     finally:
         db.close()
 

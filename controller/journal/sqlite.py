@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 from typing import Final
 
-from controller.journal.errors import JournalError
+from controller.journal.errors import JournalError, failure
 
 APPLICATION_ID: Final = 0x7462_6C63  # "tblc": marks a tablectl journal file
 SCHEMA_VERSION: Final = 1
@@ -43,12 +43,12 @@ def open_read_only(path: str | os.PathLike[str], *, alone: bool = False) -> sqli
     try:
         db = sqlite3.connect(f"file:{p}?mode=ro{'&immutable=1' if untouched else ''}", uri=True)
     except sqlite3.Error as exc:
-        raise JournalError(f"{p}: cannot open the journal: {exc}") from None
+        raise failure(p, exc, "open") from None
     try:
         (app,) = db.execute("PRAGMA application_id").fetchone()
     except sqlite3.DatabaseError as exc:
         db.close()
-        raise JournalError(f"{p}: the journal is damaged: {exc}") from None
+        raise failure(p, exc) from None
     if app != APPLICATION_ID:
         db.close()
         raise JournalError(f"{p}: not a tablectl journal")

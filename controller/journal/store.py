@@ -32,7 +32,7 @@ import structlog
 from controller.journal.chain import Row, encode, row_hash
 from controller.journal.checkpoint import CHECKPOINT_EVERY, Checkpoint, Mark, Tail
 from controller.journal.create import create_journal
-from controller.journal.errors import JournalError
+from controller.journal.errors import JournalError, failure, unusable
 from controller.journal.files import JournalFiles
 from controller.journal.inspect import Inspection, inspect
 from drivers import failpoints
@@ -92,14 +92,14 @@ class SqliteJournal:
         try:
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
-            raise JournalError(f"{self.path}: cannot open the journal: {exc}") from None
+            raise failure(self.path, exc, "open") from None
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             last = db.execute("SELECT seq, hash FROM rows ORDER BY seq DESC LIMIT 1").fetchone()
         except sqlite3.DatabaseError as exc:
             db.close()
-            raise JournalError(f"{self.path}: the journal is damaged: {exc}") from None
+            raise failure(self.path, exc) from None
         found = seen.last if last is None and seen.last.seq == 0 else Mark(*last or (-1, ""))
         if found != seen.last:
             db.close()
@@ -119,7 +119,7 @@ class SqliteJournal:
                 (seq, ts, body, self._prev, digest),
             )
         except sqlite3.Error as exc:
-            raise JournalError(f"{self.path}: cannot write the journal: {exc}") from None
+            raise failure(self.path, exc, "write") from None
         self._seq, self._prev = seq, digest
         self._witness(seq, digest)
         if failpoints.ARMED:
@@ -168,6 +168,9 @@ class SqliteJournal:
                 yield Row(int(seq), str(ts), json.loads(body))
                 at = f" after row {seq}"
         except (sqlite3.DatabaseError, ValueError) as exc:
+            reason = unusable(exc)
+            if reason is not None:
+                raise JournalError(f"{self.path}: cannot read the journal{at}: {reason}") from None
             raise JournalError(
                 f"{self.path}: the journal is damaged{at}: {exc}: run `tablectl journal verify`"
             ) from None

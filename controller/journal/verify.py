@@ -12,7 +12,7 @@ from pathlib import Path
 
 from controller.journal.chain import Chain
 from controller.journal.checkpoint import Mark, read_checkpoint, read_tail
-from controller.journal.errors import JournalError
+from controller.journal.errors import JournalError, failure
 from controller.journal.files import JournalFiles
 from controller.journal.sqlite import open_read_only
 
@@ -50,7 +50,7 @@ def verify(path: str | os.PathLike[str], *, first: bool = False) -> Verdict:
             if first and problems:
                 return Verdict(count, tuple(problems[:1]))
     except sqlite3.DatabaseError as exc:
-        raise JournalError(f"{p}: the journal is damaged: {exc}") from None
+        raise failure(p, exc) from None
     finally:
         db.close()
     problems += _unseen(witnesses, seen, last)
