@@ -52,6 +52,11 @@ from drivers.device import DeviceDriver
 
 log = structlog.get_logger("controller.daemon")
 
+LEGACY = (
+    "a journal without a header row, written by an earlier tablectl: "
+    "see Upgrading in docs/recovery.md"
+)
+
 
 def run(options: Options, out: TextIO, hardware: SimulatedHardware | None = None) -> int:
     """Run the table until a signal or ``options.rounds``; the process's exit status.
@@ -214,7 +219,14 @@ def _rebuilt(
     snapshots = Snapshots(rows)
     journal.watchers.append(snapshots.observe)
     drivers = _drivers(config, inbox, hardware, snapshots.follower.positions)
-    return drivers, wiring.table(config, drivers, rows, journal), snapshots
+    try:
+        return drivers, wiring.table(config, drivers, rows, journal), snapshots
+    except RecoveryError as exc:
+        if journal.file.header is not None:
+            raise
+        # Rulings R10 and R11 changed what a void and a deferred vigorish write: an
+        # earlier tablectl's journal of such a round no longer replays.
+        raise RecoveryError(f"{exc} ({LEGACY})") from None
 
 
 def _drivers(

@@ -140,20 +140,43 @@ def test_a_journal_that_cannot_be_replayed_is_one_line_naming_the_row_and_left_a
     tmp_path: Path,
 ) -> None:
     played = reference(tmp_path, "baccarat")
-    dealt = next(i for i, e in enumerate(played) if e["type"] == "dealt")
-    work = tmp_path / "table"
-    work.mkdir()
+    work, dealt = _forged(tmp_path, played)
     journal = work / "journal.db"
-    with SqliteJournal(journal) as forged:  # intact chain, a line no table would write
-        for i, entry in enumerate(played):
-            wrong = i == dealt and entry["card"] != "QS"
-            forged.record({**entry, "card": "QS"} if wrong else entry)
     stored = _stored(journal)
     code, err = run("baccarat", work, "--rounds", "1")
     lines = err.strip().splitlines()
     assert code == 1 and len(lines) == 1 and "Traceback" not in err
     assert f"row {dealt + 1}:" in lines[0] and "replay" in lines[0]
+    assert "earlier tablectl" not in lines[0]  # its header row says it is today's format
     assert _stored(journal) == stored
+
+
+def test_a_journal_from_before_headers_that_does_not_replay_says_how_to_upgrade(
+    tmp_path: Path,
+) -> None:
+    played = reference(tmp_path, "baccarat")[1:]  # an earlier tablectl wrote no header
+    work, dealt = _forged(tmp_path, played)
+    journal = work / "journal.db"
+    stored = _stored(journal)
+    code, err = run("baccarat", work, "--rounds", "1")
+    lines = err.strip().splitlines()
+    assert code == 1 and len(lines) == 1 and "Traceback" not in err
+    assert f"row {dealt + 1}:" in lines[0]
+    assert lines[0].endswith("written by an earlier tablectl: see Upgrading in docs/recovery.md)")
+    assert _stored(journal) == stored
+
+
+def _forged(tmp_path: Path, played: list[dict[str, Any]]) -> tuple[Path, int]:
+    """A table's work directory whose journal holds ``played`` with an intact chain and
+    its first card changed: a line no table would write. The card's index."""
+    dealt = next(i for i, e in enumerate(played) if e["type"] == "dealt")
+    work = tmp_path / "table"
+    work.mkdir()
+    with SqliteJournal(work / "journal.db") as forged:
+        for i, entry in enumerate(played):
+            wrong = i == dealt and entry["card"] != "QS"
+            forged.record({**entry, "card": "QS"} if wrong else entry)
+    return work, dealt
 
 
 def _stored(path: Path) -> list[tuple[Any, ...]]:
