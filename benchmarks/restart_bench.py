@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import functools
 import json
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -152,7 +153,9 @@ def whole_replay(game: str, workdir: Path) -> dict[str, float]:
         ("whole", lambda j: list(j.rows())),
         ("from_snapshot", from_last_snapshot),
     ):
-        copy = workdir.parent / f"replay-{name}.db"
+        # A directory of its own: the copy's checkpoint and tail records go with it.
+        place = Path(tempfile.mkdtemp(prefix=f"replay-{name}-", dir=workdir.parent))
+        copy = place / "journal.db"
         _copy(workdir / "journal.db", copy)
         with SqliteJournal(copy) as journal:
             tracemalloc.start()
@@ -170,7 +173,7 @@ def whole_replay(game: str, workdir: Path) -> dict[str, float]:
             out[f"{name}_peak_mb"] = tracemalloc.get_traced_memory()[1] / MB
             out[f"{name}_rows"] = len(rows)
             tracemalloc.stop()
-        copy.unlink()
+        shutil.rmtree(place)
     return out
 
 

@@ -55,6 +55,7 @@ def resume(
     table = replay.table
     replay.sinks.go_live(journal, devices)
     tail = _write_tail(replay, journal)
+    table.restarted()  # at the same place as a later replay's _resumed: after the tail
     interrupted = replay.follower.waiting
     in_play = round_in_play([*(r.entry for r in replay.rows), *tail])
     fresh: Interrupted | None = None
@@ -184,7 +185,9 @@ class _Replay(Generic[T]):
             raise RecoveryError(f"row {stop.seq}: {stop.message}") from None
 
     def _resumed(self, row: Row) -> None:
-        """An earlier restart's row: its halt stops the table again."""
+        """An earlier restart's row: what the restart forgot is forgotten again, and its
+        halt stops the table again."""
+        self.table.restarted()
         if row.entry.get("interrupted"):
             past = Interrupted.from_entry(row.entry["interrupted"])
             self.table.interrupt(past.halt, self.held(past.held))

@@ -110,6 +110,11 @@ class Halting(ABC):
         """Whether play stays stopped until a device's repair or replacement is recorded."""
         return any(h.needs_repair for h in self._halts)
 
+    def restarted(self) -> None:  # noqa: B027 (a hook, empty for a game without one)
+        """After a restart's replay (``controller.recovery``), live and when a later
+        replay meets the restart's ``resumed`` row: forget what waited for the process
+        that died. Nothing, for a table that waits for no device's answer."""
+
     def interrupt(self, halt: Halt, held: Iterable[m.Event] = ()) -> None:
         """After a restart (``controller.recovery``): stop play for a floorperson over the
         round the journal shows in play. ``held``: inputs journaled as the table stopped

@@ -185,3 +185,21 @@ def _stored(path: Path) -> list[tuple[Any, ...]]:
         return db.execute("SELECT seq, ts, body, prev, hash FROM rows ORDER BY seq").fetchall()
     finally:
         db.close()
+
+
+@pytest.mark.reg("551.2(e)")
+def test_killed_while_the_readers_self_test_runs_the_reader_is_inspected_again(
+    tmp_path: Path,
+) -> None:
+    # The kill falls between journaling the inspection and the reader's answer: the
+    # request died with the process. The table used to wait for that answer for good,
+    # refusing every new inspection as "running".
+    work = tmp_path / "table"
+    work.mkdir()
+    before, added = restarted("spanish21", work, "journal.committed:reader_inspection")
+    assert before[-1]["type"] == "reader_inspection"
+    kinds = [e["type"] for e in added]
+    assert kinds.index("resumed") < kinds.index("reader_inspection")
+    assert kinds.index("reader_inspection") < kinds.index("reader_inspected")
+    assert kinds.index("reader_inspected") < kinds.index("no_more_bets")
+    assert [e["void"] for e in added if e["type"] == "round_end"] == [False, False]

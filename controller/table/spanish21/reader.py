@@ -213,6 +213,14 @@ class Reader(Part):
                 {"type": "reader_inspection", "day": table._gaming_day(), "section": "551.2(e)"}
             )
 
+    def restarted(self) -> None:
+        """A self-test asked for before a restart may never have reached the reader
+        (the process died between journaling the inspection and sending the request),
+        and an answer it kept comes back as an input no inspection waits for: the
+        floorperson inspects it again (551.2(e)). Left waiting, the table refused every
+        new inspection as "running" and could not deal that gaming day."""
+        self.inspecting = False
+
     def on_self_test(self, event: m.SelfTestResult) -> None:
         if not self.inspecting:
             return  # not asked for: recorded as an input, nothing follows

@@ -296,6 +296,9 @@ class Spanish21Table(Table):
             return self._round.need()
         return _NEEDS.get(state, Need.CARD)  # burn_due, dealing, dealer_turn: a card
 
+    def restarted(self) -> None:
+        self._reader.restarted()
+
     def _on_device_fault(self, event: m.DeviceFault) -> None:
         if event.device == self._reader.name:
             # Any fault the reader reports is a malfunction: 551.16(m) applies.
