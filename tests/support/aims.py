@@ -16,6 +16,7 @@ Pick = Callable[[Entries, int, random.Random], "int | None"]
 
 CREATION = ("journal.creating", "journal.placed", "key.writing@1", "key.writing@2")
 RANDOM_STEPS = (("random:start",), ("random:ready",), ("random:start", "random:ready"))
+PLAN_ROUNDS = (3, 8)  # a plan's rounds, and a longer plan's when the first has no target
 # Each game's aimed steps; a step's kills follow one another with no start between
 # them, then one check start. The chain kills a round after its last card, then the
 # restart in the first row it writes for it, then the next one just after its
@@ -45,13 +46,13 @@ AIMED_STEPS["midibaccarat"] = AIMED_STEPS["baccarat"]
 
 
 def schedule(game: str, kills: int, rng: random.Random) -> list[tuple[str, ...]]:
-    """Steps worth at least ``kills`` kills: a random one first (the work directory
-    is new), then each creation and aimed step once, then random and aimed steps
-    half and half, the aimed (creation included) in turn."""
+    """Steps worth at least ``kills`` kills: random ones first (the work directory is
+    new), then each creation and aimed step once, then random and aimed steps half
+    and half, the aimed (creation included) in turn."""
     aimed = [(f"create:{point}",) for point in CREATION] + list(AIMED_STEPS[game])
     rest = aimed[:]
     rng.shuffle(rest)
-    steps = [rng.choice(RANDOM_STEPS), *rest]
+    steps = [RANDOM_STEPS[-1], *rest]
     turn = 0
     while sum(len(step) for step in steps) < kills:
         if rng.random() < 0.5:
@@ -124,9 +125,9 @@ def hole_card(entries: Entries, start: int, rng: random.Random) -> int | None:
         and entry.get("sealed")
         and entry["to"] == "dealer"
     ]
-    if not sealed:
-        return None
-    most = max(twos_before(entries, n) for n in sealed)
+    most = max((twos_before(entries, n) for n in sealed), default=0)
+    if most < 1:
+        return None  # a longer plan, further into its shoe
     return rng.choice([n for n in sealed if twos_before(entries, n) == most])
 
 

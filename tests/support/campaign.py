@@ -27,13 +27,10 @@ counted twice in a shoe, no device event journaled twice in one run."""
 from __future__ import annotations
 
 import itertools
-import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -42,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal import verify
-from tests.support.aims import BY_TYPE, PICKS, failpoint, schedule, twos_before
+from tests.support.aims import BY_TYPE, PICKS, PLAN_ROUNDS, failpoint, schedule, twos_before
 from tests.support.crashcheck import (
     Reading,
     Stored,
@@ -52,14 +49,10 @@ from tests.support.crashcheck import (
     rows_of,
     stand_ins,
 )
-from tests.support.daemon import NotifySocket
+from tests.support.workdir import KILLED, Run, Table, tail
 
-KILLED = -signal.SIGKILL
 CHECK_ROUNDS = 2  # the interrupted round, at most, and one played anew
-PLAN_ROUNDS = 3
-DEEP_PLAN_ROUNDS = 5  # a hole card later in its shoe, after more of the stand-in's rank
 AIMED_TIMEOUT = 60.0  # seconds for an armed failpoint to fire
-OWN_ENVIRONMENT = ("TABLECTL_FAILPOINTS", "NOTIFY_SOCKET")  # set by the campaign alone
 VOLATILE = ("seal", "salt", "opened")  # a sealed card's, fresh in every run
 
 
@@ -112,91 +105,6 @@ class Tally:
     def note(self, counter: str, found: list[str], where: str) -> None:
         setattr(self, counter, getattr(self, counter) + len(found))
         self.problems += [f"{where}: {line}" for line in found]
-
-
-@dataclass
-class Run:
-    code: int
-    err: str
-
-
-class Table:
-    """One work directory and the processes run on it."""
-
-    def __init__(self, game: str, workdir: Path, logs: Path) -> None:
-        self.game = game
-        self.workdir = workdir
-        self.logs = logs
-        self.journal = workdir / "journal.db"
-        self.spawned = 0
-        self.starts: list[int] = []  # the journal's rows when each run began
-        self.checked = 0  # the runs whose device events were checked
-        workdir.mkdir(parents=True, exist_ok=True)
-        logs.mkdir(parents=True, exist_ok=True)
-
-    def spawn(
-        self, seed: int, *args: str, failpoint: str | None = None, notify: Path | None = None
-    ) -> tuple[subprocess.Popen[bytes], Path]:
-        self.spawned += 1
-        err = self.logs / f"{self.workdir.name}-{self.spawned:03d}.err"
-        env = {k: v for k, v in os.environ.items() if k not in OWN_ENVIRONMENT}
-        env["PYTHONUNBUFFERED"] = "1"
-        if failpoint:
-            env["TABLECTL_FAILPOINTS"] = failpoint
-        if notify:
-            env["NOTIFY_SOCKET"] = str(notify)
-        argv = [sys.executable, "-m", "controller.cli", "run", "--simulate", "--game", self.game]
-        argv += ["--seed", str(seed), "--pace-ms", "0", "--workdir", str(self.workdir), *args]
-        with err.open("wb") as sink:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,  # the live view: never a full pipe
-                stderr=sink,
-                env=env,
-            )
-        return proc, err
-
-    def run(self, seed: int, *args: str, failpoint: str | None = None, timeout: float = 90) -> Run:
-        proc, err = self.spawn(seed, *args, failpoint=failpoint)
-        return _ended(proc, err, timeout)
-
-    def kill_after(self, seed: int, delay: float, ready: bool) -> Run:
-        """Spawned, and SIGKILLed ``delay`` seconds later (after READY=1, with ``ready``)."""
-        # A short path of its own: a socket's path has room for 107 bytes.
-        with tempfile.TemporaryDirectory(prefix="tablectl-") as short:
-            notify = NotifySocket(Path(short) / "notify") if ready else None
-            try:
-                proc, err = self.spawn(seed, notify=notify.path if notify else None)
-                if notify and not _ready(notify, proc):
-                    return _ended(proc, err, 0)  # exited, or reported as not ready
-                time.sleep(delay)
-                if proc.poll() is None:
-                    proc.send_signal(signal.SIGKILL)
-                return _ended(proc, err, 30)
-            finally:
-                if notify:
-                    notify.close()
-
-
-def _ready(notify: NotifySocket, proc: subprocess.Popen[bytes], timeout: float = 60) -> bool:
-    """READY=1 arrived, while the process lives."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.poll() is None:
-        if any(text.startswith("READY=1") for text in notify.texts()):
-            return True
-        time.sleep(0.01)
-    return False
-
-
-def _ended(proc: subprocess.Popen[bytes], err: Path, timeout: float) -> Run:
-    try:
-        proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()  # not the kill under test: the run is reported as not killed
-        proc.wait()
-        return Run(-999, err.read_text(errors="replace") + f"\n(no exit within {timeout} s)")
-    return Run(proc.returncode, err.read_text(errors="replace"))
 
 
 @dataclass
@@ -280,19 +188,20 @@ class Campaign:
         """The same start on a copy of the work directory, not killed: its rows say
         which row of a type is the one ``kind`` aims at."""
         copy = Table(self.game, self.base / "plan", self.logs)
-        shutil.rmtree(copy.workdir)
-        shutil.copytree(table.workdir, copy.workdir, ignore=shutil.ignore_patterns("*.sock"))
-        start = len(rows_of(copy.journal))
-        rounds = DEEP_PLAN_ROUNDS if kind == "aimed:hole-card" else PLAN_ROUNDS
-        run = copy.run(seed, "--rounds", str(rounds))
-        entries = entries_of(rows_of(copy.journal))
-        at = PICKS[kind](entries, start, self.rng) if run.code == 0 else None
-        if at is None:  # the campaign's own fault, not the table's: reported all the same
-            self._note("unaimed", [f"the plan (exit {run.code}) holds no row to aim at"], where)
-            return None
-        if kind == "aimed:hole-card":
-            self.tally.hole_card_twos.append(twos_before(entries, at))
-        return Aim(failpoint(entries, start, at), entries[at]["type"], entries[at])
+        for rounds in PLAN_ROUNDS:
+            shutil.rmtree(copy.workdir)
+            shutil.copytree(table.workdir, copy.workdir, ignore=shutil.ignore_patterns("*.sock"))
+            start = len(rows_of(copy.journal))
+            run = copy.run(seed, "--rounds", str(rounds))
+            entries = entries_of(rows_of(copy.journal))
+            at = PICKS[kind](entries, start, self.rng) if run.code == 0 else None
+            if at is not None:
+                if kind == "aimed:hole-card":
+                    self.tally.hole_card_twos.append(twos_before(entries, at))
+                return Aim(failpoint(entries, start, at), entries[at]["type"], entries[at])
+        # The campaign's own fault, not the table's: reported all the same.
+        self._note("unaimed", [f"the plan (exit {run.code}) holds no row to aim at"], where)
+        return None
 
     def _kill(self, table: Table, kind: str, seed: int, aim: Aim | None) -> Run:
         if aim is not None:
@@ -332,16 +241,16 @@ class Campaign:
         if run.code == KILLED:
             self.tally.killed += 1
         elif kind.startswith("random:"):  # it exited before the kill came
-            self._note("failed_restarts", [f"exited {run.code} by itself: {_tail(run.err)}"], where)
+            self._note("failed_restarts", [f"exited {run.code} by itself: {tail(run.err)}"], where)
         else:
-            self._note("not_killed", [f"exit {run.code}, not SIGKILL: {_tail(run.err)}"], where)
+            self._note("not_killed", [f"exit {run.code}, not SIGKILL: {tail(run.err)}"], where)
         return self._journal_checks(table, run, previous, where)
 
     def _journal_checks(
         self, table: Table, run: Run, previous: list[Stored], where: str
     ) -> list[Stored]:
         if "Traceback" in run.err:
-            self._note("tracebacks", [f"a traceback: {_tail(run.err)}"], where)
+            self._note("tracebacks", [f"a traceback: {tail(run.err)}"], where)
         rows = rows_of(table.journal)
         self._note("rows_lost_or_changed", lost_or_changed(previous, rows), where)
         if rows:
@@ -358,7 +267,7 @@ class Campaign:
         self.tally.restarts += 1
         where = f"{where}, check start"
         if run.code != 0:
-            self._note("failed_restarts", [f"exit {run.code}: {_tail(run.err)}"], where)
+            self._note("failed_restarts", [f"exit {run.code}: {tail(run.err)}"], where)
             return False
         rows = self._journal_checks(table, run, previous, where)
         entries = entries_of(rows)
@@ -395,11 +304,6 @@ class Campaign:
                 timeout=120,
             )
             if done.returncode != 0:
-                said = _tail(done.stdout + done.stderr)
+                said = tail(done.stdout + done.stderr)
                 found = [f"journal verify exit {done.returncode}: {said}"]
                 self._note("verify_failures", found, f"{self.game} {table.workdir.name}")
-
-
-def _tail(text: str) -> str:
-    lines = text.strip().splitlines()
-    return lines[-1] if lines else "(nothing on stderr)"

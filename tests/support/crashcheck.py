@@ -58,6 +58,20 @@ class _Shoe:
     drawn: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (seq, event)
     placed: int = 0  # dealt and burn rows: the cards the table counted
 
+    def cards_twice(self, opened: dict[str, str]) -> list[str]:
+        cards = [e["card"] or opened.get(e.get("seal", "")) for _, e in self.drawn]
+        counted = Counter(c for c in cards if c is not None)
+        name = f"shoe {self.number}"
+        problems = [
+            f"{name}: {card} drawn {n} times, of {self.decks} decks"
+            for card, n in counted.items()
+            if n > self.decks
+        ]
+        problems += [f"{name}: {c!r} is not a card" for c in counted if not CARD.fullmatch(c)]
+        if self.placed > len(self.drawn):
+            problems.append(f"{name}: {self.placed} cards counted, {len(self.drawn)} drawn")
+        return problems
+
 
 @dataclass
 class _Rounds:
@@ -128,20 +142,7 @@ class Reading:
         """Per shoe: no card drawn more times than the shoe's decks hold it, no card
         counted (dealt or burned) that the shoe did not deliver, and every card a
         real card."""
-        problems = []
-        for shoe in self.shoes:
-            cards = [e["card"] or self.opened.get(e.get("seal", "")) for _, e in shoe.drawn]
-            counted = Counter(c for c in cards if c is not None)
-            name = f"shoe {shoe.number}"
-            problems += [
-                f"{name}: {card} drawn {n} times, of {shoe.decks} decks"
-                for card, n in counted.items()
-                if n > shoe.decks
-            ]
-            problems += [f"{name}: {c!r} is not a card" for c in counted if not CARD.fullmatch(c)]
-            if shoe.placed > len(shoe.drawn):
-                problems.append(f"{name}: {shoe.placed} cards counted, {len(shoe.drawn)} drawn")
-        return problems
+        return [problem for shoe in self.shoes for problem in shoe.cards_twice(self.opened)]
 
 
 def events_twice(entries: Iterable[dict[str, Any]], first_seq: int) -> list[str]:
