@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.aims import AIMED_STEPS, CREATION
+from tests.support.aims import AIMED_STEPS, creation
 from tests.support.campaign import Campaign
 from tests.support.crashcheck import Reading, events_twice, lost_or_changed, stand_ins
 
@@ -41,7 +41,7 @@ def test_a_table_killed_again_and_again_loses_nothing_and_plays_on(
     # The campaign did what it says: its kills, each a real SIGKILL, the aimed ones on
     # the row they were aimed at, and a check start after each step.
     kinds = {kind for step in AIMED_STEPS[game] for kind in step}
-    kinds |= {f"create:{point}" for point in CREATION} | {"random:start", "random:ready"}
+    kinds |= {f"create:{point}" for point in creation(game)} | {"random:start", "random:ready"}
     assert set(tally.kills) == kinds, told
     assert tally.kills_done >= 20 and tally.killed == tally.kills_done, told
     assert tally.aimed >= 10 and sum(tally.landed.values()) == tally.aimed, (tally.landed, told)

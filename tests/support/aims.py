@@ -14,7 +14,9 @@ from typing import Any
 Entries = Sequence[dict[str, Any]]
 Pick = Callable[[Entries, int, random.Random], "int | None"]
 
-CREATION = ("journal.creating", "journal.placed", "key.writing@1", "key.writing@2")
+# The key files a fresh simulated table writes: Spanish 21's sealing key (with the
+# journal), then each device's (shoe, reader, shuffler; Baccarat: shoe, shuffler).
+KEY_FILES = {"baccarat": 2, "midibaccarat": 2, "spanish21": 4}
 RANDOM_STEPS = (("random:start",), ("random:ready",), ("random:start", "random:ready"))
 PLAN_ROUNDS = (3, 8)  # a plan's rounds, and a longer plan's when the first has no target
 # Each game's aimed steps; a step's kills follow one another with no start between
@@ -45,15 +47,21 @@ AIMED_STEPS = {
 AIMED_STEPS["midibaccarat"] = AIMED_STEPS["baccarat"]
 
 
+def creation(game: str) -> tuple[str, ...]:
+    """The failpoints while a fresh table is created: its journal, then each key."""
+    keys = tuple(f"key.writing@{n}" for n in range(1, KEY_FILES[game] + 1))
+    return ("journal.creating", "journal.placed", *keys)
+
+
 def schedule(game: str, kills: int, rng: random.Random) -> list[tuple[str, ...]]:
     """Steps worth at least ``kills`` kills: random ones first (the work directory is
     new), then each creation and aimed step once, then random and aimed steps half
     and half, the aimed (creation included) in turn."""
-    aimed = [(f"create:{point}",) for point in CREATION] + list(AIMED_STEPS[game])
+    aimed = [(f"create:{point}",) for point in creation(game)] + list(AIMED_STEPS[game])
     rest = aimed[:]
     rng.shuffle(rest)
     steps = [RANDOM_STEPS[-1], *rest]
-    turn = 0
+    turn = len(creation(game))  # the kills in play first, then those while a table is created
     while sum(len(step) for step in steps) < kills:
         if rng.random() < 0.5:
             steps.append(rng.choice(RANDOM_STEPS))
