@@ -7,7 +7,7 @@ One table's work directory (and one of its own for each kill during creation),
 `tablectl run --simulate --pace-ms 0` killed with SIGKILL --kills times or a few more
 (a step's kills are not split), as tests/support/campaign.py describes: random kills
 from outside, aimed kills at failpoints, each followed by the checks, and a check
-start (`--rounds 2`) after each step. Prints the kills by kind, where they landed,
+start (`--rounds 3`) after each step. Prints the kills by kind, where they landed,
 and the faults found (all must be 0), the rounds and rows played and the time; with
 --json, one JSON object. Exit 1 when a fault was found, each one printed on stderr
 with the step and seed that found it. The work directory (default: a temporary one,
@@ -27,7 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.campaign import Campaign, Tally  # noqa: E402
+from tests.support.campaign import CHECK_ROUNDS, Campaign, Tally  # noqa: E402
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -59,7 +59,7 @@ def report(tally: Tally, command: str) -> None:
     print(f"{'random kills: where they fell':<44}")
     for where, count in sorted(tally.random_landed.items()):
         print(f"  {where:<42}{count:>8}")
-    print(f"{'check starts (--rounds 2, exit 0)':<44}{tally.restarts:>8}")
+    print(f"{f'check starts (--rounds {CHECK_ROUNDS}, exit 0)':<44}{tally.restarts:>8}")
     twos = tally.hole_card_twos
     if twos:
         print(f"{'hole cards killed sealed: 2s dealt before':<44}{min(twos):>4}-{max(twos)}")

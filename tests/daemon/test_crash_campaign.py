@@ -98,13 +98,22 @@ def test_the_checks_find_a_round_unresolved_or_resolved_twice() -> None:
 
 
 def test_the_checks_find_a_card_counted_twice_and_an_event_journaled_twice() -> None:
-    two_decks = [*SHOE, *(_drawn("AS", n) for n in (1, 2))]
+    def dealt(card: str | None, event_id: int, **more: Any) -> list[dict[str, Any]]:
+        return [_drawn(card, event_id, **more), {"type": "dealt", "card": card, **more}]
+
+    two_decks = [*SHOE, *dealt("AS", 1), *dealt("AS", 2)]
     assert Reading("baccarat").read(two_decks).cards_twice() == []
-    three = [*two_decks, _drawn(None, 3, seal="s1"), {"type": "reveal", "opened": [
-        {"card": "AS", "seal": "s1"}]}]  # fmt: skip
-    assert Reading("baccarat").read(three).cards_twice() == ["shoe 1: AS drawn 3 times, of 2 decks"]
-    counted = [*two_decks, *({"type": "dealt", "card": "AS"} for _ in range(3))]
+    # A third, sealed when it was dealt: counted by its opening.
+    opened = {"type": "reveal", "opened": [{"card": "AS", "seal": "s1"}]}
+    three = [*two_decks, *dealt(None, 3, seal="s1"), opened]
+    assert Reading("baccarat").read(three).cards_twice() == [
+        "shoe 1: AS counted 3 times, of 2 decks"
+    ]
+    # Delivered and refused (held while play was stopped, then the shoe ended): not
+    # counted, whatever the device's new decks hold.
+    assert Reading("baccarat").read([*two_decks, _drawn("AS", 3)]).cards_twice() == []
+    counted = [*two_decks, {"type": "burn", "card": "KS"}]
     assert Reading("baccarat").read(counted).cards_twice() == ["shoe 1: 3 cards counted, 2 drawn"]
     assert events_twice(two_decks, 1) == []
     again = [*two_decks, _drawn("KS", 2)]
-    assert events_twice(again, 1) == ["row 5: shoe event 2 journaled again (row 4)"]
+    assert events_twice(again, 1) == ["row 7: shoe event 2 journaled again (row 5)"]

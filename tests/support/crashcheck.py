@@ -53,23 +53,28 @@ def stand_ins(rows: Iterable[Stored]) -> list[str]:
 
 @dataclass
 class _Shoe:
+    """One shoe of the table's, from its ``shuffled`` row to the next: the cards it
+    counted (each ``dealt`` and ``burn`` row, a sealed one by its opening) and the
+    cards its device delivered (a card drawn while play was stopped may be held, then
+    refused: delivered, not counted)."""
+
     number: int
     decks: int
-    drawn: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (seq, event)
-    placed: int = 0  # dealt and burn rows: the cards the table counted
+    counted: list[tuple[str | None, str]] = field(default_factory=list)  # (card, seal)
+    drawn: int = 0
 
     def cards_twice(self, opened: dict[str, str]) -> list[str]:
-        cards = [e["card"] or opened.get(e.get("seal", "")) for _, e in self.drawn]
+        cards = [card or opened.get(seal) for card, seal in self.counted]
         counted = Counter(c for c in cards if c is not None)
         name = f"shoe {self.number}"
         problems = [
-            f"{name}: {card} drawn {n} times, of {self.decks} decks"
+            f"{name}: {card} counted {n} times, of {self.decks} decks"
             for card, n in counted.items()
             if n > self.decks
         ]
         problems += [f"{name}: {c!r} is not a card" for c in counted if not CARD.fullmatch(c)]
-        if self.placed > len(self.drawn):
-            problems.append(f"{name}: {self.placed} cards counted, {len(self.drawn)} drawn")
+        if len(self.counted) > self.drawn:
+            problems.append(f"{name}: {len(self.counted)} cards counted, {self.drawn} drawn")
         return problems
 
 
@@ -119,9 +124,9 @@ class Reading:
                 shoe = _Shoe(entry["shoe"], entry["cards"] // DECK_SIZE[self.game])
                 self.shoes.append(shoe)
             elif kind == "device" and entry.get("event") == "card_drawn":
-                shoe.drawn.append((seq, entry))
+                shoe.drawn += 1
             elif kind in ("dealt", "burn"):
-                shoe.placed += 1
+                shoe.counted.append((entry.get("card"), entry.get("seal", "")))
             for opened in entry.get("opened") or ():
                 self.opened[opened["seal"]] = opened["card"]
             self.rounds.see(seq, shoe.number, entry)
@@ -139,9 +144,9 @@ class Reading:
         return sum(1 for begun, void in self.rounds.ends if begun >= seq and not void)
 
     def cards_twice(self) -> list[str]:
-        """Per shoe: no card drawn more times than the shoe's decks hold it, no card
-        counted (dealt or burned) that the shoe did not deliver, and every card a
-        real card."""
+        """Per shoe: no card counted (dealt or burned) more times than the shoe's
+        decks hold it, no more cards counted than its device delivered, and every
+        card a real card."""
         return [problem for shoe in self.shoes for problem in shoe.cards_twice(self.opened)]
 
 
