@@ -18,7 +18,15 @@ import pytest
 
 from tests.support.aims import AIMED_STEPS, creation
 from tests.support.campaign import Campaign
-from tests.support.crashcheck import Reading, events_twice, lost_or_changed, stand_ins
+from tests.support.crashcheck import (
+    Reading,
+    entries_of,
+    events_twice,
+    lost_or_changed,
+    rows_of,
+    stand_ins,
+)
+from tests.support.workdir import Table
 
 KILLS = 22  # per game: at least 20, whatever the schedule's last step holds
 SEEDS = {"baccarat": 9101, "spanish21": 9102, "midibaccarat": 9103}
@@ -117,3 +125,25 @@ def test_the_checks_find_a_card_counted_twice_and_an_event_journaled_twice() -> 
     assert events_twice(two_decks, 1) == []
     again = [*two_decks, _drawn("KS", 2)]
     assert events_twice(again, 1) == ["row 7: shoe event 2 journaled again (row 5)"]
+
+
+# --------------------------------------------------------------------------- found by it
+
+
+def test_a_simulated_table_started_again_loads_one_shoe_whatever_it_has_played(
+    tmp_path: Path,
+) -> None:
+    # The soak's journals grew by one `cards_loaded` more at each restart: the
+    # simulated console counted its shoes from 1 on a table that had played N, and
+    # loaded N shoes one after another into the simulated shoe (controller/bench/dealer.py).
+    table = Table("baccarat", tmp_path / "table", tmp_path / "logs")
+    loads = []
+    for _ in range(4):  # each start ends the shoe in play: the simulators' are new
+        before = len(rows_of(table.journal))
+        run = table.run(3, "--rounds", "1")
+        assert run.code == 0, run.err
+        added = entries_of(rows_of(table.journal))[before:]
+        loads.append(sum(e.get("event") == "cards_loaded" for e in added if e["type"] == "device"))
+    # The simulator's own shoe; after the first start, the next one too, as its own
+    # shoe, loaded during play, ends the table's.
+    assert loads == [1, 2, 2, 2]
