@@ -20,7 +20,8 @@ import argparse
 import json
 import sys
 import tempfile
-from dataclasses import asdict
+from collections import Counter
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def figures(tally: Tally) -> dict[str, Any]:
-    data = asdict(tally)
+    # asdict() would rebuild each Counter from its (key, count) pairs, counting them.
+    data = {f.name: getattr(tally, f.name) for f in fields(tally)}
+    data.update({k: dict(v) for k, v in data.items() if isinstance(v, Counter)})
     data["kills_done"] = tally.kills_done
     data["landed_total"] = sum(tally.landed.values())
     data["faults"] = tally.faults()
