@@ -73,7 +73,12 @@ class DealerConsole(ABC):
         self.shuffle_requested = False  # until the shuffler reports the shuffle's end
         self.shuffles = 0  # shuffles asked of the shuffler, failed ones included
         self.polling = False  # looking at a device's light rather than waiting for an event
-        self.shoes_loaded = 1  # the first shoe's cards are the simulator's own
+        # The first shoe's cards are the simulator's own. A table rebuilt from its
+        # journal (`tablectl run --simulate` started again on its work directory) has
+        # played shoes already: the simulator's shoe is the one after them, not the
+        # first, or the console would load one shoe after another, each into the
+        # simulated shoe, until it had loaded as many as the table had played.
+        self.shoes_loaded = 1 + table.shoes_completed
 
     @abstractmethod
     def act(self) -> bool:
