@@ -17,9 +17,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeAlias
 
-import structlog
-
 from controller.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from drivers.logs import structlog  # first: structlog without rich (drivers/logs.py)
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[Any]"
 

@@ -12,16 +12,21 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from controller.rules.baccarat import BaccaratRules
 from controller.rules.options import RulesError
 from controller.rules.spanish21 import BOXES, Spanish21Rules
-from controller.table.baccarat import SEATS, BaccaratTable
-from controller.table.core import Table
-from controller.table.events import FloorClear, Journal, ReaderDevices
-from controller.table.seal import Sealer
-from controller.table.spanish21 import Spanish21Table
+
+# A game's table package is imported when its table is first built or its commands or
+# seats are asked for: ``tablectl analyze`` and the configuration's checks need only the
+# rules, not the table engine.
+if TYPE_CHECKING:
+    from controller.table.baccarat import BaccaratTable
+    from controller.table.core import Table
+    from controller.table.events import Journal, ReaderDevices
+    from controller.table.seal import Sealer
+    from controller.table.spanish21 import Spanish21Table
 
 Rules = BaccaratRules | Spanish21Rules
 
@@ -55,8 +60,10 @@ class Game:
     builds its table. ``reader``: the table needs a card reader device (551.2(e)); a
     game without one forbids it. ``seals_cards``: the table seals cards in its journal
     (the hole card, 551.8(e)), so the daemon keeps a sealing key. ``seats``: the places
-    at the table (seats, or Spanish 21's boxes). ``analysis``: ``tablectl analyze``
-    computes its exact odds.
+    at the table (seats, or Spanish 21's boxes; ``places`` counts them).
+    ``analysis``: ``tablectl analyze`` computes its exact odds. ``commands``: the console
+    commands its table takes. ``table_class`` imports and returns its table's class:
+    ``seats`` and ``commands`` are computed from it when first asked for.
     """
 
     name: str
@@ -67,18 +74,43 @@ class Game:
     table: TableFactory
     reader: bool
     seals_cards: bool
-    seats: int
+    places: Callable[[], int]
     analysis: bool
-    commands: frozenset[str]
+    table_class: Callable[[], type[Table]]
 
     def defaults(self) -> Rules:
         return self.rules({})
 
+    @functools.cached_property
+    def seats(self) -> int:
+        return self.places()
 
-def _commands(table: type[Table]) -> frozenset[str]:
-    """The console commands a table class takes: its game's, and a floorperson's clear,
-    which every table takes (``controller.table.halts``)."""
-    return frozenset({FloorClear.name, *(command.name for command in table.COMMANDS)})
+    @functools.cached_property
+    def commands(self) -> frozenset[str]:
+        """The console commands its table takes: its game's, and a floorperson's clear,
+        which every table takes (``controller.table.halts``)."""
+        from controller.table.events import FloorClear
+
+        table = self.table_class()
+        return frozenset({FloorClear.name, *(command.name for command in table.COMMANDS)})
+
+
+def _baccarat_table() -> type[BaccaratTable]:
+    from controller.table.baccarat import BaccaratTable
+
+    return BaccaratTable
+
+
+def _spanish21_table() -> type[Spanish21Table]:
+    from controller.table.spanish21 import Spanish21Table
+
+    return Spanish21Table
+
+
+def _baccarat_seats(name: str) -> int:
+    from controller.table.baccarat import SEATS
+
+    return SEATS[name]
 
 
 def _baccarat(
@@ -89,7 +121,7 @@ def _baccarat(
     gaming_day: Callable[[], str] | None = None,
     sealer: Sealer | None = None,
 ) -> Table:
-    return BaccaratTable(rules, journal, devices)
+    return _baccarat_table()(rules, journal, devices)
 
 
 def _spanish21(
@@ -100,7 +132,8 @@ def _spanish21(
     gaming_day: Callable[[], str] | None = None,
     sealer: Sealer | None = None,
 ) -> Table:
-    return Spanish21Table(rules, journal, devices, gaming_day=gaming_day, sealer=sealer)
+    table = _spanish21_table()
+    return table(rules, journal, devices, gaming_day=gaming_day, sealer=sealer)
 
 
 def _baccarat_family(name: str, title: str, chapter: str) -> Game:
@@ -114,9 +147,9 @@ def _baccarat_family(name: str, title: str, chapter: str) -> Game:
         table=_baccarat,
         reader=False,
         seals_cards=False,
-        seats=SEATS[name],
+        places=functools.partial(_baccarat_seats, name),
         analysis=True,
-        commands=_commands(BaccaratTable),
+        table_class=_baccarat_table,
     )
 
 
@@ -134,9 +167,9 @@ GAMES: Final[Mapping[str, Game]] = {
             table=_spanish21,
             reader=True,
             seals_cards=True,
-            seats=len(BOXES),
+            places=functools.partial(len, BOXES),
             analysis=False,
-            commands=_commands(Spanish21Table),
+            table_class=_spanish21_table,
         ),
     )
 }

@@ -13,12 +13,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-import structlog
-from structlog.tracebacks import ExceptionDictTransformer
-
 from drivers import messages as m
 from drivers.identity import DEFAULT_FIRMWARE_VERSION, DEFAULT_MODEL
 from drivers.keys import KeyFileError, load_key
+from drivers.logs import structlog  # structlog without rich (drivers/logs.py)
 from firmware_sim import decks
 from firmware_sim.control import one_line
 from firmware_sim.devices import Firmware, Pace, ReaderFirmware, ShoeFirmware, ShufflerFirmware
@@ -139,7 +137,9 @@ def configure_logging(level: str) -> None:
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False)),
+            structlog.processors.ExceptionRenderer(
+                structlog.tracebacks.ExceptionDictTransformer(show_locals=False)
+            ),
             structlog.processors.JSONRenderer(),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper())),

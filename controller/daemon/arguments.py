@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from controller.config import Game
 from controller.games import NAMES
+
+if TYPE_CHECKING:
+    from controller.config import Game
 
 DEFAULT_PACE_MS: Final = 250  # the simulated dealer's pace, so a person can follow
 

@@ -14,13 +14,14 @@ import json
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from rich.console import Console, Group
-from rich.live import Live
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
+# rich is imported by the terminal's view alone, when it starts: a daemon whose stdout
+# is not a terminal (a service's) never loads it.
+if TYPE_CHECKING:
+    from rich.console import Group
+    from rich.live import Live
+    from rich.text import Text
 
 CARD_BACK = "▒▒"  # a card dealt face down and not revealed
 REFRESH = 0.1  # seconds between two redraws on a terminal
@@ -45,6 +46,8 @@ def plain_line(entry: Mapping[str, object]) -> str:
 
 
 def _card(value: object) -> Text:
+    from rich.text import Text
+
     if not isinstance(value, str) or len(value) != 2:
         return Text(CARD_BACK, style="blue")
     red = value[1] in "HD"
@@ -158,6 +161,9 @@ class LiveView:
 
     def start(self) -> None:
         if self._tty:
+            from rich.console import Console
+            from rich.live import Live
+
             console = Console(file=self._out, force_terminal=True)
             self._live = Live(self._render(), console=console, auto_refresh=False)
             self._live.start()
@@ -177,6 +183,11 @@ class LiveView:
         print(f"stopped after {self.rounds} rounds", file=self._out, flush=True)
 
     def _render(self) -> Group:
+        from rich.console import Group
+        from rich.panel import Panel
+        from rich.table import Table
+        from rich.text import Text
+
         header = Text(f"{self._title} · rounds played {self.rounds}", style="bold")
         layout = Table(box=None, show_header=True, header_style="dim")
         layout.add_column("place")
