@@ -17,14 +17,16 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from drivers import messages as m
-from drivers.device import DRIVERS, DeviceDriver, DriverConfig
 from drivers.identity import DEFAULT_FIRMWARE_VERSION, DEFAULT_MODEL, firmware_hash
 from drivers.keys import KeyFileError, load_key, write_key
-from drivers.transport import SerialTransport
 from firmware_sim.control import SimControl, SimError
+
+# The host's drivers are imported by ``driver`` alone: spawning simulators needs none.
+if TYPE_CHECKING:
+    from drivers.device import DeviceDriver, DriverConfig
 
 __all__ = ["SimControl", "SimError", "SimProcess"]
 
@@ -154,6 +156,9 @@ class SimProcess:
         approved: Sequence[bytes] | None = None,
     ) -> DeviceDriver:
         """A host driver (not started) for this simulator's port, approving its firmware."""
+        from drivers.device import DRIVERS
+        from drivers.transport import SerialTransport
+
         cls = DRIVERS[m.DeviceKind[self.kind.upper()]]
         path = str(self.link_path)
         return cls(

@@ -19,10 +19,30 @@ daemon is handed for ``tablectl run --simulate`` (``simulated``), and the comman
 (``cli``).
 """
 
-from controller.bench.cli import add_parser, run
-from controller.bench.loader import load_scenario
-from controller.bench.scenario import BenchError, Scenario, ScenarioError, continuous_batch
-from controller.bench.spanish21_players import basic_strategy
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+# The names below are imported from their modules when first asked for: ``tablectl run
+# --simulate`` imports ``controller.bench.simulated``, and with it this package, before
+# its simulators are spawned, and needs none of the dealers to spawn them.
+if TYPE_CHECKING:
+    from controller.bench.cli import add_parser, run
+    from controller.bench.loader import load_scenario
+    from controller.bench.scenario import BenchError, Scenario, ScenarioError, continuous_batch
+    from controller.bench.spanish21_players import basic_strategy
+
+_MODULES = {
+    "add_parser": "cli",
+    "run": "cli",
+    "load_scenario": "loader",
+    "BenchError": "scenario",
+    "Scenario": "scenario",
+    "ScenarioError": "scenario",
+    "continuous_batch": "scenario",
+    "basic_strategy": "spanish21_players",
+}
 
 __all__ = [
     "BenchError",
@@ -34,3 +54,9 @@ __all__ = [
     "load_scenario",
     "run",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)

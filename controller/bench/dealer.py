@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from controller.bench.scenario import (
     SHUFFLER_FAULTS,
@@ -21,12 +21,14 @@ from controller.bench.scenario import (
 )
 from controller.journal.observed import ObservedJournal
 from controller.rules.cards import CUT
-from controller.table.baccarat import BaccaratTable
 from controller.table.events import Command, FloorClear, ManualShuffle, Need
-from controller.table.spanish21 import Spanish21Table
 from drivers import messages as m
 from drivers.device import DeviceDriver, ShufflerDriver
 from firmware_sim.harness import SimProcess
+
+if TYPE_CHECKING:  # each game's table is imported by its own console
+    from controller.table.baccarat import BaccaratTable
+    from controller.table.spanish21 import Spanish21Table
 
 STALL_TIMEOUT: Final = 10.0  # no event for this long while one is awaited: the bench gives up
 POLL_INTERVAL: Final = 0.002  # how often the dealer looks at the reader's "armed" light

@@ -6,7 +6,6 @@ shoes are played."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import queue
 import secrets
 import time
@@ -14,47 +13,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-from controller.bench.baccarat import BaccaratConsole
 from controller.bench.dealer import STALL_TIMEOUT, DealerConsole
+from controller.bench.devices import simulators
 from controller.bench.output import JsonlJournal
 from controller.bench.scenario import SPANISH21, BenchError, Scenario
-from controller.bench.spanish21 import Spanish21Console
 from controller.games import of_rules
 from controller.journal.observed import ObservedJournal
-from controller.table.baccarat import BaccaratTable
 from controller.table.core import Table
 from controller.table.devices import TableDevices
-from controller.table.spanish21 import Spanish21Table
 from drivers import messages as m
 from drivers.device import DeviceDriver, ReaderDriver, ShoeDriver
 from firmware_sim.harness import SimProcess
 
 CONNECT_TIMEOUT = 10.0
-
-
-def simulators(scenario: Scenario, workdir: Path, key: bytes) -> dict[str, SimProcess]:
-    """The simulated devices ``scenario`` is played on, by name, not started: the shoe
-    (stacked, or seeded), drawing only when the dealer draws; for Spanish 21 the reader;
-    the shuffler unless a stacked shoe is shuffled by hand. Files in ``workdir``."""
-    spanish = scenario.game == SPANISH21
-    deck_args = ["--spanish"] if spanish else []
-    shoe_args = ["--pace", "manual"]
-    if scenario.shoe is not None:
-        stack = workdir / "stack.json"
-        stack.write_text(json.dumps(scenario.shoe), encoding="utf-8")
-        shoe_args += ["--stack-file", str(stack)]
-    else:
-        decks = scenario.rules.decks
-        shoe_args += ["--decks", str(decks), "--seed", str(scenario.seed), *deck_args]
-        shoe_args += ["--cut-at", str(scenario.cut_at)]
-    sims = {"shoe": SimProcess("shoe", workdir, key, shoe_args)}
-    if spanish:
-        sims["reader"] = SimProcess("reader", workdir, key)
-    if scenario.uses_shuffler:
-        sims["shuffler"] = SimProcess(
-            "shuffler", workdir, key, ["--decks", str(scenario.rules.decks), *deck_args]
-        )
-    return sims
 
 
 def dealer_console(
@@ -65,9 +36,17 @@ def dealer_console(
     drivers: Mapping[str, DeviceDriver],
 ) -> DealerConsole:
     """The dealer, players and floorperson who play ``scenario`` at ``table`` on the
-    simulated devices ``sims`` through ``drivers``."""
-    if isinstance(table, Spanish21Table):
+    simulated devices ``sims`` through ``drivers``. Each game's dealer and table are
+    imported for its own table alone."""
+    if scenario.game == SPANISH21:
+        from controller.bench.spanish21 import Spanish21Console
+        from controller.table.spanish21 import Spanish21Table
+
+        assert isinstance(table, Spanish21Table)
         return Spanish21Console(scenario, table, journal, sims, drivers)
+    from controller.bench.baccarat import BaccaratConsole
+    from controller.table.baccarat import BaccaratTable
+
     assert isinstance(table, BaccaratTable)  # Baccarat's table deals the other games
     return BaccaratConsole(scenario, table, journal, sims, drivers)
 

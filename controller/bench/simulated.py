@@ -12,26 +12,29 @@ import signal
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
-from controller.bench.dealer import DealerConsole
-from controller.bench.runner import dealer_console, simulators
+from controller.bench.devices import simulators
 from controller.bench.scenario import DEFAULT_CUT_AT, SPANISH21, BenchError, Scenario
 from controller.config import Config, Game, parse_config
 from controller.games import GAMES, Rules
-from controller.journal.observed import ObservedJournal
 from controller.rules.spanish21 import Spanish21Rules
-from controller.table.core import Table
-from controller.table.spanish21 import CARDS_PER_DECK
 from drivers import messages as m
-from drivers.device import DeviceDriver
 from drivers.identity import PRODUCT_ID, VENDOR_ID, default_firmware_hash
 from drivers.keys import load_key
 from drivers.usb import UsbAddress
 from firmware_sim.harness import SimError, SimProcess
-from firmware_sim.usb_backend import SimUsbBackend
+
+# The dealers, the tables and pyusb are imported when the daemon asks for them, once
+# the simulators are spawned: their imports run beside the simulators' start.
+if TYPE_CHECKING:
+    from controller.bench.dealer import DealerConsole
+    from controller.journal.observed import ObservedJournal
+    from controller.table.core import Table
+    from drivers.device import DeviceDriver
+    from firmware_sim.usb_backend import SimUsbBackend
 
 SIMULATION: Final = "<simulation>"  # the source named in errors about simulation_config
 
@@ -70,36 +73,43 @@ class SimulatedTable:
     def start(self, cleanup: contextlib.ExitStack) -> None:
         workdir, config = self._workdir, self._config
         assert workdir is not None and config is not None  # configured first
-        seed = self._seed if self._seed is not None else secrets.randbits(32)
-        self._scenario = autoplay_scenario(config.rules, seed)
+        self._seed = self._seed if self._seed is not None else secrets.randbits(32)
+        self._scenario = autoplay_scenario(config.rules, self._seed)
         key_file = workdir / "shoe.key"
         # A work directory used before keeps its keys: the simulators refuse another.
         key = load_key(str(key_file)) if key_file.exists() else secrets.token_bytes(32)
-        sims = simulators(self._scenario, workdir, key)
+        self._sims = simulators(self._scenario, workdir, key)
         # The simulators are the table's hardware: the terminal's Ctrl-C is for the
         # daemon, which stops them after its drivers. Blocked while they are spawned,
         # SIGINT stays blocked in them (a child inherits the mask), and one that comes
         # meanwhile reaches the daemon once it is unblocked.
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            for sim in sims.values():
+            for sim in self._sims.values():
                 cleanup.callback(sim.stop)
                 sim.spawn()  # all at once: each takes a Python start-up
-            for sim in sims.values():
-                sim.wait_ready()
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        log.info("simulators_started", seed=seed, devices=sorted(sims))
-        self._sims = sims
+
+    def ready(self) -> None:
+        for sim in self._sims.values():
+            sim.wait_ready()
+        log.info("simulators_started", seed=self._seed, devices=sorted(self._sims))
 
     def usb_backend(self) -> SimUsbBackend | None:
         # The simulated reader is reached through pyusb, on the simulator's backend.
         reader = self._sims.get("reader")
-        return None if reader is None else SimUsbBackend(str(reader.link_path))
+        if reader is None:
+            return None
+        from firmware_sim.usb_backend import SimUsbBackend
+
+        return SimUsbBackend(str(reader.link_path))
 
     def console(
         self, table: Table, journal: ObservedJournal, drivers: Mapping[str, DeviceDriver]
     ) -> DealerConsole:
+        from controller.bench.runner import dealer_console
+
         assert self._scenario is not None  # made with the simulators
         return dealer_console(self._scenario, table, journal, self._sims, drivers)
 
@@ -109,6 +119,8 @@ def autoplay_scenario(rules: Rules, seed: int) -> Scenario:
     basic strategy throughout; the cover or cutting card where the bench puts it by
     default."""
     if isinstance(rules, Spanish21Rules):
+        from controller.table.spanish21 import CARDS_PER_DECK
+
         cut_at = rules.decks * CARDS_PER_DECK // 4  # 551.5(e)
         return Scenario(SPANISH21, rules, None, seed, cut_at, [])
     return Scenario(rules.game, rules, None, seed, DEFAULT_CUT_AT, [])

@@ -54,8 +54,8 @@ class SimulatedHardware(Protocol):
     """A simulated table's devices, in the order the daemon's start-up meets them:
     ``configure`` (the table's configuration, before anything is opened), ``prepare``
     (where the table's files go, before the journal opens), ``start`` (the simulated
-    devices, once the API is up), ``usb_backend`` (for the reader's driver) and
-    ``console`` (once the table exists)."""
+    devices spawned, once the API is up), ``usb_backend`` (for the reader's driver),
+    ``console`` (once the table exists) and ``ready`` (before the drivers start)."""
 
     @property
     def errors(self) -> tuple[type[Exception], ...]:
@@ -70,8 +70,11 @@ class SimulatedHardware(Protocol):
         """Make the directory the configuration names for the journal and sockets."""
 
     def start(self, cleanup: contextlib.ExitStack) -> None:
-        """Start the simulated devices, ready for the drivers; their stop goes on
-        ``cleanup``."""
+        """Start the simulated devices without waiting for them (``ready``); their stop
+        goes on ``cleanup``."""
+
+    def ready(self) -> None:
+        """Return once every simulated device is up, ready for the drivers."""
 
     def usb_backend(self) -> object | None:
         """The pyusb backend through which the reader's driver reaches the simulated

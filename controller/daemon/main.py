@@ -130,11 +130,13 @@ def _start(
     status = StatusLine(notifier)
     journal, api, guard = _open(config, inbox, hardware, status, cleanup)
     if hardware is not None:
-        hardware.start(cleanup)
+        hardware.start(cleanup)  # spawned: they come up while the table is built
     drivers, table, snapshots = _rebuilt(config, inbox, hardware, journal)
     health = dict.fromkeys(drivers, "connecting")
     guard.start()  # the whole chain, checked beside the table from now on
     console = None if hardware is None else hardware.console(table, journal, drivers)
+    if hardware is not None:
+        hardware.ready()
     title = f"tablectl · {config.table.game} table {config.table.id}"
     view = LiveView(out, title, health)
     journal.watchers.append(view.observe)
