@@ -35,13 +35,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import daemon_bench  # noqa: E402
 from daemon_bench import MB, daemon, rss_bytes, run_args, tablectl  # noqa: E402
 
 
 def exited(argv: Sequence[str]) -> float:
     """Seconds from spawn to exit of ``argv`` (which must succeed)."""
     start = time.perf_counter()
-    subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(argv, cwd=daemon_bench.ROOT, stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
 
 
@@ -81,12 +82,17 @@ def measure(runs: int, trees: Sequence[str]) -> dict[str, dict[str, list[float]]
 
 @contextlib.contextmanager
 def pythonpath(tree: str) -> Iterator[None]:
+    """The processes spawned meanwhile run ``tree``'s code (this one's if ""): it is
+    their working directory, which is sys.path[0] for ``-c`` and ``-m`` (the
+    simulators), and first on PYTHONPATH, for the console script."""
     saved = os.environ.get("PYTHONPATH")
     if tree:
         os.environ["PYTHONPATH"] = str(Path(tree).resolve())
+        daemon_bench.ROOT = Path(tree).resolve()  # the cwd of daemon_bench.daemon's spawn
     try:
         yield
     finally:
+        daemon_bench.ROOT = ROOT
         if saved is None:
             os.environ.pop("PYTHONPATH", None)
         else:
