@@ -84,6 +84,9 @@ def next_to_draw(player: Sequence[str], banker: Sequence[str]) -> Hand | None:
     ValueError if the cards so far could not have been dealt under 545.9(c), 545.10(c),
     (d) and 545.11: the caller has an irregularity (545.15) to handle.
     """
+    p, b = len(player), len(banker)
+    if p + b < 4 and b <= p <= b + 1:  # the first four cards: no value is needed
+        return _OPENING[p + b]
     return _deal(player, banker)[0]
 
 

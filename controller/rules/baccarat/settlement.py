@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
-from typing import Literal, get_args
+from typing import Final, Literal, NamedTuple, get_args
 
 from controller.rules.baccarat.drawing import Outcome
 from controller.rules.baccarat.options import BaccaratRules
@@ -22,15 +22,16 @@ Bet = Literal["player", "banker", "tie"]
 
 BETS: tuple[Bet, ...] = get_args(Bet)
 
-_CENT = Decimal("0.01")
+_BETS: Final = frozenset(BETS)
+_CENT: Final = Decimal("0.01")
+_ZERO: Final = Decimal(0)
 
 
 class WagerError(ValueError):
     """A wager that cannot be settled: unknown bet or an amount that is not money."""
 
 
-@dataclass(frozen=True)
-class Settlement:
+class Settlement(NamedTuple):
     """One seat's round: the net of each bet and the vigorish it is charged.
 
     ``banker`` is the 1:1 result; the vigorish is apart because 545.12(b) marks or
@@ -54,6 +55,9 @@ class Settlement:
 
 def wager_amount(bet: str, amount: Decimal | int) -> Decimal:
     """A wager as money: a positive amount in whole cents; WagerError otherwise."""
+    if type(amount) is Decimal and bet in _BETS and amount.is_finite() and amount > 0:
+        if not amount % _CENT:
+            return amount  # the common case: a table's wager, checked as it was placed
     if bet not in BETS:
         raise WagerError(f"unknown bet {bet!r}; expected player, banker or tie (545.8(a))")
     if isinstance(amount, bool) or not isinstance(amount, int | Decimal):
@@ -85,11 +89,15 @@ def settle(
     wagers: Mapping[str, Decimal | int], outcome: Outcome, rules: BaccaratRules
 ) -> Settlement:
     """Settle one seat's wagers (bet -> amount) for the round's outcome (545.8, 545.13)."""
-    amounts = {bet: wager_amount(bet, amount) for bet, amount in wagers.items()}
-    zero = Decimal(0)
-    on_player = amounts.get("player", zero)
-    on_banker = amounts.get("banker", zero)
-    on_tie = amounts.get("tie", zero)
+    on_player = on_banker = on_tie = zero = _ZERO
+    for bet, amount in wagers.items():
+        money = wager_amount(bet, amount)
+        if bet == "player":
+            on_player = money
+        elif bet == "banker":
+            on_banker = money
+        else:
+            on_tie = money
     if outcome == "tie":
         # 545.8(a)(1)(iii), (2)(iii): Player and Banker wagers are void and returned.
         player_net = banker_net = zero
