@@ -19,6 +19,9 @@ Run: .venv/bin/python benchmarks/rules_bench.py [--runs N] [--shoes N] [--json]
 * Each run times the engine then the plain loop on the same shoes, alternately;
   min / median / max over ``--runs`` runs, and the ratio of the medians (engine rounds/s
   over plain rounds/s: 1.0x is as fast as the plain loop).
+* **analyze**: ``tablectl analyze baccarat --decks 8`` as its own process against
+  ``python -c pass``, alternately, wall time of each in ms (``--analyze-runs``); and the
+  exact count of an 8-deck shoe (``count_outcomes``) in this process, ms.
 * **Spanish 21**: seeded 6-deck Spanish shoes (48 cards a deck), three boxes of 10,
   each hand hit to 17 then stood, through ``controller.rules.spanish21`` as the table
   calls it (``initial_deal_order``, the peek, ``next_hand``, ``apply_decision``,
@@ -31,6 +34,7 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -51,6 +55,7 @@ from controller.rules.baccarat import (  # noqa: E402
     result,
     settle,
 )
+from controller.rules.baccarat_analysis import count_outcomes, deck_classes  # noqa: E402
 from controller.rules.cards import CUT, RANKS, SUITS, deck  # noqa: E402
 
 SEATS = 7
@@ -251,6 +256,21 @@ def spanish21_row(shoes: Sequence[Sequence[str]], runs: int) -> dict[str, Any]:
     return {"hands": hands, "engine_hands_per_s": spread(rates)}
 
 
+def analyze_row(runs: int) -> dict[str, Any]:
+    tablectl = str(Path(sys.executable).with_name("tablectl"))
+    argv = [tablectl, "analyze", "baccarat", "--decks", "8"]
+    command, bare, counting = [], [], []
+    for _ in range(runs):
+        command.append(timed(lambda: subprocess.run(argv, check=True, capture_output=True)))
+        bare.append(timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True)))
+        counting.append(timed(lambda: count_outcomes(deck_classes(8))))
+    return {
+        "analyze_ms": spread([c * 1000 for c in command]),
+        "python_pass_ms": spread([b * 1000 for b in bare]),
+        "count_outcomes_ms": spread([c * 1000 for c in counting]),
+    }
+
+
 def measure(runs: int, count: int) -> dict[str, Any]:
     rng = random.Random(10)
     shoes = [baccarat_shoe(rng) for _ in range(count)]
@@ -272,9 +292,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--runs", type=int, default=5, help="interleaved runs (min/median/max)")
     ap.add_argument("--shoes", type=int, default=40, help="8-deck shoes per run")
+    ap.add_argument("--analyze-runs", type=int, default=5, help="0: leave analyze out")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args()
     rows = measure(args.runs, args.shoes)
+    if args.analyze_runs:
+        rows["analyze"] = analyze_row(args.analyze_runs)
     if args.json:
         print(json.dumps(rows, indent=2))
         return
@@ -289,6 +312,9 @@ def main() -> None:
         print(f"{label}: engine / plain {row['ratio_of_medians']}x (per run {row['ratio_per_run']})")
     s = rows["spanish21"]["engine_hands_per_s"]
     print(f"Spanish 21 hands/s: {s['min']:,.0f} / {s['median']:,.0f} / {s['max']:,.0f}")
+    if "analyze" in rows:
+        for key, figures in rows["analyze"].items():
+            print(f"{key}: {figures['min']} / {figures['median']} / {figures['max']}")
 
 
 if __name__ == "__main__":

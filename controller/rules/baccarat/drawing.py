@@ -92,7 +92,7 @@ def next_to_draw(player: Sequence[str], banker: Sequence[str]) -> Hand | None:
 
 def _deal(player: Sequence[str], banker: Sequence[str]) -> tuple[Hand | None, int, int]:
     """``next_to_draw``, and both hands' Point Counts once four cards are out: each
-    card's value looked up once, the third-card rules read from ``_NEXT``."""
+    card's value looked up once, the third-card rules read from ``_WANTS``, ``_STAGES``."""
     p, b = len(player), len(banker)
     if p + b < 4 and b <= p <= b + 1:  # the order of 545.9(c): P, B, P, B
         return _OPENING[p + b], 0, 0
@@ -103,7 +103,8 @@ def _deal(player: Sequence[str], banker: Sequence[str]) -> tuple[Hand | None, in
         pp = (v[player[0]] + v[player[1]]) % 10
         bp = (v[banker[0]] + v[banker[1]]) % 10
         third = v[player[2]] if p == 3 else _STAYED
-        nxt = _NEXT[pp][bp][third][p - 2][b - 2]
+        wants_player, wants_banker = _WANTS[pp][bp][third]
+        nxt = _STAGES[p - 2][b - 2][wants_player][wants_banker]
         if type(nxt) is _Irregular:
             raise ValueError(nxt)
         if p == 3:
@@ -149,32 +150,37 @@ def _stage(p: int, b: int, wants_player: bool, wants_banker: bool) -> Hand | Non
 
 
 class _Irregular(str):
-    """A stage of ``_NEXT`` no deal reaches: the reason, for the ValueError."""
+    """A stage of ``_STAGES`` no deal reaches: the reason, for the ValueError."""
 
 
-def _next(pp: int, bp: int, third: int | None) -> tuple[tuple[Hand | None | _Irregular, ...], ...]:
-    """``_stage`` for each count of cards (2 or 3 a hand), from the two-card Point Counts
-    and the Player's third card value (``None``: no third card)."""
-    wants_player = player_draws_by_points(pp, bp)
-    wants_banker = pp < 8 and banker_draws_by_points(bp, third)  # 545.11(a): a Natural
-    stages: list[tuple[Hand | None | _Irregular, ...]] = []
-    for p in (2, 3):
+def _stages(p: int, b: int) -> tuple[tuple[Hand | None | _Irregular, ...], ...]:
+    """``_stage`` of ``p`` and ``b`` cards for each (wants_player, wants_banker)."""
+    rows: list[tuple[Hand | None | _Irregular, ...]] = []
+    for wants_player in (False, True):
         row: list[Hand | None | _Irregular] = []
-        for b in (2, 3):
+        for wants_banker in (False, True):
             try:
                 row.append(_stage(p, b, wants_player, wants_banker))
             except ValueError as exc:
                 row.append(_Irregular(exc))
-        stages.append(tuple(row))
-    return tuple(stages)
+        rows.append(tuple(row))
+    return tuple(rows)
+
+
+def _wants(pp: int, bp: int, third: int | None) -> tuple[bool, bool]:
+    """Whether each hand draws, from the two-card Point Counts and the Player's third
+    card value (``None``: no third card)."""
+    wants_banker = pp < 8 and banker_draws_by_points(bp, third)  # 545.11(a): a Natural
+    return player_draws_by_points(pp, bp), wants_banker
 
 
 _OPENING: Final = initial_order()
-_STAYED: Final = 10  # the index of ``_NEXT`` for a Player's Hand without a third card
-# 545.10, 545.11 for every two-card Player and Banker Point Count and every value of
-# the Player's third card, 10 for none: _NEXT[pp][bp][third][p - 2][b - 2].
-_NEXT: Final = tuple(
-    tuple(tuple(_next(pp, bp, None if t == _STAYED else t) for t in range(11)) for bp in range(10))
+_STAYED: Final = 10  # the index of ``_WANTS`` for a Player's Hand without a third card
+# The rules above for every case, looked up by ``_deal``: _STAGES[p - 2][b - 2][wants
+# player][wants banker], _WANTS[pp][bp][the Player's third card value, 10 for none].
+_STAGES: Final = tuple(tuple(_stages(p, b) for b in (2, 3)) for p in (2, 3))
+_WANTS: Final = tuple(
+    tuple(tuple(_wants(pp, bp, None if t == _STAYED else t) for t in range(11)) for bp in range(10))
     for pp in range(10)
 )
 
