@@ -126,7 +126,9 @@ _TABLEAU = {3: {0, 1, 2, 3, 4, 5, 6, 7, 9}, 4: {2, 3, 4, 5, 6, 7}, 5: {4, 5, 6, 
 _ZERO = Decimal(0)
 
 
-def plain_shoe(shoe: Sequence[str], wagers: Sequence[Seats], rate: Decimal, odds: int) -> list[Round]:
+def plain_shoe(
+    shoe: Sequence[str], wagers: Sequence[Seats], rate: Decimal, odds: int
+) -> list[Round]:
     """The same shoe in one plain loop: list.pop, dict values, the tableau inline."""
     cut_at = shoe.index(CUT)
     cards = [c for c in reversed(shoe) if c != CUT]
@@ -229,7 +231,9 @@ def spread(values: Sequence[float]) -> dict[str, float]:
     }
 
 
-def baccarat_row(shoes: Sequence[Sequence[str]], wagers: Sequence[list[Seats]], runs: int) -> dict[str, Any]:
+def baccarat_row(
+    shoes: Sequence[Sequence[str]], wagers: Sequence[list[Seats]], runs: int
+) -> dict[str, Any]:
     rules = BaccaratRules()
     rate, odds = rules.commission_rate, rules.tie_odds
     for shoe, w in zip(shoes, wagers, strict=True):
@@ -309,7 +313,8 @@ def main() -> None:
         print(_line(f"plain loop, {label}", row, "plain_rounds_per_s"))
     for label in ("cards_and_result", "with_settlement"):
         row = rows[label]
-        print(f"{label}: engine / plain {row['ratio_of_medians']}x (per run {row['ratio_per_run']})")
+        ratio, each = row["ratio_of_medians"], row["ratio_per_run"]
+        print(f"{label}: engine / plain {ratio}x (per run {each})")
     s = rows["spanish21"]["engine_hands_per_s"]
     print(f"Spanish 21 hands/s: {s['min']:,.0f} / {s['median']:,.0f} / {s['max']:,.0f}")
     if "analyze" in rows:

@@ -145,8 +145,7 @@ class _Count:
 # The Banker's third card values that take his Point Count ``bp`` above the Player's
 # ``pp``: _BANKER_ABOVE[pp][bp].
 _BANKER_ABOVE = tuple(
-    tuple(tuple(y for y in range(10) if (bp + y) % 10 > pp) for bp in range(10))
-    for pp in range(10)
+    tuple(tuple(y for y in range(10) if (bp + y) % 10 > pp) for bp in range(10)) for pp in range(10)
 )
 
 

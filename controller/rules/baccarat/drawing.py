@@ -91,28 +91,34 @@ def next_to_draw(player: Sequence[str], banker: Sequence[str]) -> Hand | None:
 
 
 def _deal(player: Sequence[str], banker: Sequence[str]) -> tuple[Hand | None, int, int]:
-    """``next_to_draw``, and both hands' Point Counts once four cards are out: each
-    card's value looked up once, the third-card rules read from ``_WANTS``, ``_STAGES``."""
+    """``next_to_draw``, and both hands' Point Counts once four cards are out."""
     p, b = len(player), len(banker)
     if p + b < 4 and b <= p <= b + 1:  # the order of 545.9(c): P, B, P, B
         return _OPENING[p + b], 0, 0
     if not (1 < p < 4 and 1 < b < 4):
         _check_counts(p, b)  # raises: not a stage of the deal
-    v = VALUES
     try:
-        pp = (v[player[0]] + v[player[1]]) % 10
-        bp = (v[banker[0]] + v[banker[1]]) % 10
-        third = v[player[2]] if p == 3 else _STAYED
-        wants_player, wants_banker = _WANTS[pp][bp][third]
-        nxt = _STAGES[p - 2][b - 2][wants_player][wants_banker]
-        if type(nxt) is _Irregular:
-            raise ValueError(nxt)
-        if p == 3:
-            pp = (pp + third) % 10
-        if b == 3:
-            bp = (bp + v[banker[2]]) % 10
+        return _third_cards(player, banker)
     except KeyError:  # a card in another spelling ("10d"), or no card: CardError
-        return _deal([card(c) for c in player], [card(c) for c in banker])
+        return _third_cards([card(c) for c in player], [card(c) for c in banker])
+
+
+def _third_cards(player: Sequence[str], banker: Sequence[str]) -> tuple[Hand | None, int, int]:
+    """``_deal`` for two or three cards a hand: each card's value looked up once, the
+    third-card rules read from ``_WANTS`` and ``_STAGES``; KeyError for a token that is
+    not a card's canonical one."""
+    v = VALUES
+    pp = (v[player[0]] + v[player[1]]) % 10
+    bp = (v[banker[0]] + v[banker[1]]) % 10
+    third = v[player[2]] if len(player) == 3 else _STAYED
+    wants_player, wants_banker = _WANTS[pp][bp][third]
+    nxt = _STAGES[len(player) - 2][len(banker) - 2][wants_player][wants_banker]
+    if isinstance(nxt, _Irregular):
+        raise ValueError(nxt)
+    if third != _STAYED:
+        pp = (pp + third) % 10
+    if len(banker) == 3:
+        bp = (bp + v[banker[2]]) % 10
     return nxt, pp, bp
 
 
@@ -153,11 +159,11 @@ class _Irregular(str):
     """A stage of ``_STAGES`` no deal reaches: the reason, for the ValueError."""
 
 
-def _stages(p: int, b: int) -> tuple[tuple[Hand | None | _Irregular, ...], ...]:
+def _stages(p: int, b: int) -> tuple[tuple[Hand | _Irregular | None, ...], ...]:
     """``_stage`` of ``p`` and ``b`` cards for each (wants_player, wants_banker)."""
-    rows: list[tuple[Hand | None | _Irregular, ...]] = []
+    rows: list[tuple[Hand | _Irregular | None, ...]] = []
     for wants_player in (False, True):
-        row: list[Hand | None | _Irregular] = []
+        row: list[Hand | _Irregular | None] = []
         for wants_banker in (False, True):
             try:
                 row.append(_stage(p, b, wants_player, wants_banker))

@@ -55,17 +55,20 @@ class Settlement(NamedTuple):
 
 def wager_amount(bet: str, amount: Decimal | int) -> Decimal:
     """A wager as money: a positive amount in whole cents; WagerError otherwise."""
-    if type(amount) is Decimal and bet in _BETS and amount.is_finite() and amount > 0:
-        if not amount % _CENT:
-            return amount  # the common case: a table's wager, checked as it was placed
+    if bet in _BETS and isinstance(amount, Decimal) and _whole_cents(amount):
+        return amount  # the common case: a table's wager, checked as it was placed
     if bet not in BETS:
         raise WagerError(f"unknown bet {bet!r}; expected player, banker or tie (545.8(a))")
     if isinstance(amount, bool) or not isinstance(amount, int | Decimal):
         raise WagerError(f"{bet} wager: {amount!r} is not an int or Decimal amount")
     money = Decimal(amount)
-    if not money.is_finite() or money <= 0 or money % _CENT != 0:
+    if not _whole_cents(money):
         raise WagerError(f"{bet} wager: {amount} is not a positive amount in whole cents")
     return money
+
+
+def _whole_cents(money: Decimal) -> bool:
+    return money.is_finite() and money > 0 and not money % _CENT
 
 
 def round_vigorish(amount: Decimal, rules: BaccaratRules) -> Decimal:
@@ -89,15 +92,8 @@ def settle(
     wagers: Mapping[str, Decimal | int], outcome: Outcome, rules: BaccaratRules
 ) -> Settlement:
     """Settle one seat's wagers (bet -> amount) for the round's outcome (545.8, 545.13)."""
-    on_player = on_banker = on_tie = zero = _ZERO
-    for bet, amount in wagers.items():
-        money = wager_amount(bet, amount)
-        if bet == "player":
-            on_player = money
-        elif bet == "banker":
-            on_banker = money
-        else:
-            on_tie = money
+    on_player, on_banker, on_tie = _stakes(wagers)
+    zero = _ZERO
     if outcome == "tie":
         # 545.8(a)(1)(iii), (2)(iii): Player and Banker wagers are void and returned.
         player_net = banker_net = zero
@@ -116,6 +112,14 @@ def settle(
     if not deferred:  # collected with the payout: rounded now (ruling R11)
         vigorish = round_vigorish(vigorish, rules)
     return Settlement(player_net, banker_net, tie_net, vigorish, deferred)
+
+
+def _stakes(wagers: Mapping[str, Decimal | int]) -> tuple[Decimal, Decimal, Decimal]:
+    """The Player, Banker and Tie wagers, each checked (``wager_amount``); 0 for none."""
+    on: dict[str, Decimal] = dict.fromkeys(BETS, _ZERO)
+    for bet, amount in wagers.items():
+        on[bet] = wager_amount(bet, amount)
+    return on["player"], on["banker"], on["tie"]
 
 
 def payment_order(seats: Iterable[int]) -> tuple[int, ...]:
