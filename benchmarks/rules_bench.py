@@ -4,8 +4,8 @@ against a plain-Python punto banco loop, interleaved in one process; Spanish 21 
 Run: .venv/bin/python benchmarks/rules_bench.py [--runs N] [--shoes N] [--json]
 
 * **engine**: each seeded, shuffled 8-deck shoe (the cover card 16 cards from the
-  bottom) through the functions the table calls, the way ``bench_shoe.py`` replays a
-  shoe: ``burn_count`` on the first card and the burn, each card appended to the hand
+  bottom) through the functions the table calls, by ``bench_shoe.replay_baccarat``:
+  ``burn_count`` on the first card and the burn, each card appended to the hand
   ``next_to_draw`` names, ``result``, ``settle`` for each seat that wagered, until the
   hand after the cover card's (545.10(e), ruling R1).
 * **plain loop**: the same shoe as a list, ``list.pop`` from its end, the cards' values
@@ -45,16 +45,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_shoe import BaccaratRound, Wagers, replay_baccarat  # noqa: E402
+
 from controller.rules import spanish21 as s21  # noqa: E402
-from controller.rules.baccarat import (  # noqa: E402
-    BETS,
-    BaccaratRules,
-    Hand,
-    burn_count,
-    next_to_draw,
-    result,
-    settle,
-)
+from controller.rules.baccarat import BETS, BaccaratRules  # noqa: E402
 from controller.rules.baccarat_analysis import count_outcomes, deck_classes  # noqa: E402
 from controller.rules.cards import CUT, RANKS, SUITS, deck  # noqa: E402
 
@@ -62,7 +56,6 @@ SEATS = 7
 AMOUNTS = (10, 25, 50, 100)
 COVER_FROM_BOTTOM = 16
 Seats = dict[int, dict[str, Decimal]]  # seat -> bet -> amount
-Round = tuple[list[str], list[str], str, dict[int, Decimal]]  # player, banker, result, nets
 
 
 def baccarat_shoe(rng: random.Random, decks: int = 8) -> list[str]:
@@ -72,49 +65,17 @@ def baccarat_shoe(rng: random.Random, decks: int = 8) -> list[str]:
     return cards
 
 
-def round_wagers(rng: random.Random, rounds: int) -> list[Seats]:
-    out: list[Seats] = []
-    for _ in range(rounds):
+def round_wagers(rng: random.Random, rounds: int) -> Wagers:
+    """Round (from 1) -> seat -> bet -> amount, as bench_shoe's replay takes them."""
+    out: Wagers = {}
+    for n in range(1, rounds + 1):
         seats: Seats = {}
         for seat in range(1, SEATS + 1):
             if rng.random() < 0.5:
                 bet = rng.choices(BETS, weights=(45, 45, 10))[0]
                 seats[seat] = {bet: Decimal(rng.choice(AMOUNTS))}
-        out.append(seats)
+        out[n] = seats
     return out
-
-
-# ----------------------------------------------------------------- the engine
-
-
-def engine_shoe(shoe: Sequence[str], wagers: Sequence[Seats], rules: BaccaratRules) -> list[Round]:
-    """The shoe through the rules, as bench_shoe.replay_baccarat does it."""
-    rounds: list[Round] = []
-    cover: int | None = None
-    burn = -1
-    player: list[str] = []
-    banker: list[str] = []
-    hand: Hand | None = "player"
-    for token in shoe:
-        if token == CUT:
-            if cover is None:
-                cover = len(rounds) + 1
-            continue
-        if burn:
-            burn = burn_count(token) if burn < 0 else burn - 1
-            continue
-        (player if hand == "player" else banker).append(token)
-        hand = next_to_draw(player, banker)
-        if hand is not None:
-            continue
-        outcome = result(player, banker)
-        seats = wagers[len(rounds)] if len(rounds) < len(wagers) else {}
-        nets = {seat: settle(bets, outcome, rules).net for seat, bets in seats.items()}
-        rounds.append((player, banker, outcome, nets))
-        if cover is not None and len(rounds) == cover + 1:
-            break
-        player, banker, hand = [], [], "player"
-    return rounds
 
 
 # ----------------------------------------------------------------- the plain loop
@@ -127,15 +88,15 @@ _ZERO = Decimal(0)
 
 
 def plain_shoe(
-    shoe: Sequence[str], wagers: Sequence[Seats], rate: Decimal, odds: int
-) -> list[Round]:
+    shoe: Sequence[str], wagers: Wagers, rate: Decimal, odds: int
+) -> list[BaccaratRound]:
     """The same shoe in one plain loop: list.pop, dict values, the tableau inline."""
     cut_at = shoe.index(CUT)
     cards = [c for c in reversed(shoe) if c != CUT]
     pop, v, total = cards.pop, _VALUE, len(cards)
     for _ in range(_FACE[pop()]):
         pop()
-    rounds: list[Round] = []
+    rounds: list[BaccaratRound] = []
     cover = 0
     while not cover or len(rounds) <= cover:
         p1, b1, p2, b2 = pop(), pop(), pop(), pop()
@@ -155,7 +116,7 @@ def plain_shoe(
                 bp = (bp + v[b3]) % 10
         outcome = "tie" if pp == bp else "player" if pp > bp else "banker"
         nets = {}
-        for seat, bets in (wagers[len(rounds)] if len(rounds) < len(wagers) else {}).items():
+        for seat, bets in wagers.get(len(rounds) + 1, {}).items():
             net = _ZERO
             for bet, amount in bets.items():
                 if outcome == "tie":
@@ -164,8 +125,8 @@ def plain_shoe(
                     net += amount - amount * rate if bet == "banker" else amount
                 else:
                     net -= amount
-            nets[seat] = net
-        rounds.append((player, banker, outcome, nets))
+            nets[str(seat)] = net
+        rounds.append(BaccaratRound(player, banker, outcome, nets))
         if not cover and len(cards) < total - cut_at:
             cover = len(rounds)
     return rounds
@@ -232,18 +193,18 @@ def spread(values: Sequence[float]) -> dict[str, float]:
 
 
 def baccarat_row(
-    shoes: Sequence[Sequence[str]], wagers: Sequence[list[Seats]], runs: int
+    shoes: Sequence[Sequence[str]], wagers: Sequence[Wagers], runs: int
 ) -> dict[str, Any]:
     rules = BaccaratRules()
     rate, odds = rules.commission_rate, rules.tie_odds
     for shoe, w in zip(shoes, wagers, strict=True):
-        if engine_shoe(shoe, w, rules) != plain_shoe(shoe, w, rate, odds):
+        if replay_baccarat(shoe, w, rules) != plain_shoe(shoe, w, rate, odds):
             raise SystemExit("the engine and the plain loop played a shoe differently")
     rounds = sum(len(plain_shoe(s, w, rate, odds)) for s, w in zip(shoes, wagers, strict=True))
     pairs = list(zip(shoes, wagers, strict=True))
     engine, plain = [], []
     for _ in range(runs):
-        engine.append(rounds / timed(lambda: [engine_shoe(s, w, rules) for s, w in pairs]))
+        engine.append(rounds / timed(lambda: [replay_baccarat(s, w, rules) for s, w in pairs]))
         plain.append(rounds / timed(lambda: [plain_shoe(s, w, rate, odds) for s, w in pairs]))
     return {
         "rounds": rounds,
@@ -279,7 +240,7 @@ def measure(runs: int, count: int) -> dict[str, Any]:
     rng = random.Random(10)
     shoes = [baccarat_shoe(rng) for _ in range(count)]
     wagers = [round_wagers(rng, 100) for _ in shoes]
-    no_wagers: list[list[Seats]] = [[] for _ in shoes]
+    no_wagers: list[Wagers] = [{} for _ in shoes]
     return {
         "cards_and_result": baccarat_row(shoes, no_wagers, runs),
         "with_settlement": baccarat_row(shoes, wagers, runs),
