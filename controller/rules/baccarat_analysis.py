@@ -131,8 +131,22 @@ class _Count:
             self.rest[x] += 1
 
     def _banker_third(self, weight: int, pp: int, bp: int) -> None:
-        for y in range(10):
-            self.record(weight * self.rest[y], pp, (bp + y) % 10)
+        """Every Banker's third card y: the Banker ends on (bp + y) % 10 against ``pp``."""
+        rest = self.rest
+        tie = rest[(pp - bp) % 10]
+        banker = sum(map(rest.__getitem__, _BANKER_ABOVE[pp][bp]))
+        player = sum(rest) - tie - banker
+        tally = self.tally
+        tally[0] += weight * banker
+        tally[1] += weight * player
+        tally[2] += weight * tie
+
+
+# The Banker's third card values that take his Point Count ``bp`` above the Player's
+# ``pp``: _BANKER_ABOVE[pp][bp].
+_BANKER_ABOVE = tuple(
+    tuple(tuple(y for y in range(10) if (bp + y) % 10 > pp) for bp in range(10)) for pp in range(10)
+)
 
 
 def expected_return(counts: DealCounts, bet: Bet, rules: BaccaratRules) -> Fraction:

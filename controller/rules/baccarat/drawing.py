@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final, Literal
 
-from controller.rules.baccarat.points import is_natural, point, value
+from controller.rules.baccarat.points import VALUES, point, value
+from controller.rules.cards import card
 
 Hand = Literal["player", "banker"]
 Outcome = Literal["player", "banker", "tie"]
@@ -84,18 +85,41 @@ def next_to_draw(player: Sequence[str], banker: Sequence[str]) -> Hand | None:
     (d) and 545.11: the caller has an irregularity (545.15) to handle.
     """
     p, b = len(player), len(banker)
-    _check_counts(p, b)
-    if p + b < 4:
-        return initial_order()[p + b]
-    player_third = player[2] if p == 3 else None
-    wants_player = player_draws(player[:2], banker[:2])
-    wants_banker = not is_natural(player[:2]) and banker_draws(banker[:2], player_third)
-    _check_third_cards(p, b, wants_player, wants_banker)
-    if p == 2 and wants_player:
-        return "player"
-    if b == 2 and wants_banker:
-        return "banker"
-    return None
+    if p + b < 4 and b <= p <= b + 1:  # the first four cards: no value is needed
+        return _OPENING[p + b]
+    return _deal(player, banker)[0]
+
+
+def _deal(player: Sequence[str], banker: Sequence[str]) -> tuple[Hand | None, int, int]:
+    """``next_to_draw``, and both hands' Point Counts once four cards are out."""
+    p, b = len(player), len(banker)
+    if p + b < 4 and b <= p <= b + 1:  # the order of 545.9(c): P, B, P, B
+        return _OPENING[p + b], 0, 0
+    if not (1 < p < 4 and 1 < b < 4):
+        _check_counts(p, b)  # raises: not a stage of the deal
+    try:
+        return _third_cards(player, banker)
+    except KeyError:  # a card in another spelling ("10d"), or no card: CardError
+        return _third_cards([card(c) for c in player], [card(c) for c in banker])
+
+
+def _third_cards(player: Sequence[str], banker: Sequence[str]) -> tuple[Hand | None, int, int]:
+    """``_deal`` for two or three cards a hand: each card's value looked up once, the
+    third-card rules read from ``_WANTS`` and ``_STAGES``; KeyError for a token that is
+    not a card's canonical one."""
+    v = VALUES
+    pp = (v[player[0]] + v[player[1]]) % 10
+    bp = (v[banker[0]] + v[banker[1]]) % 10
+    third = v[player[2]] if len(player) == 3 else _STAYED
+    wants_player, wants_banker = _WANTS[pp][bp][third]
+    nxt = _STAGES[len(player) - 2][len(banker) - 2][wants_player][wants_banker]
+    if isinstance(nxt, _Irregular):
+        raise ValueError(nxt)
+    if third != _STAYED:
+        pp = (pp + third) % 10
+    if len(banker) == 3:
+        bp = (bp + v[banker[2]]) % 10
+    return nxt, pp, bp
 
 
 def _check_counts(p: int, b: int) -> None:
@@ -120,11 +144,58 @@ def _check_third_cards(p: int, b: int, wants_player: bool, wants_banker: bool) -
         raise ValueError("the Player's third card is dealt first (545.10(c))")
 
 
+def _stage(p: int, b: int, wants_player: bool, wants_banker: bool) -> Hand | None:
+    """The hand due a third card once ``p`` Player and ``b`` Banker cards are out, four
+    or more, given whether each hand draws (545.10(c), 545.11); ValueError as above."""
+    _check_third_cards(p, b, wants_player, wants_banker)
+    if p == 2 and wants_player:
+        return "player"
+    if b == 2 and wants_banker:
+        return "banker"
+    return None
+
+
+class _Irregular(str):
+    """A stage of ``_STAGES`` no deal reaches: the reason, for the ValueError."""
+
+
+def _stages(p: int, b: int) -> tuple[tuple[Hand | _Irregular | None, ...], ...]:
+    """``_stage`` of ``p`` and ``b`` cards for each (wants_player, wants_banker)."""
+    rows: list[tuple[Hand | _Irregular | None, ...]] = []
+    for wants_player in (False, True):
+        row: list[Hand | _Irregular | None] = []
+        for wants_banker in (False, True):
+            try:
+                row.append(_stage(p, b, wants_player, wants_banker))
+            except ValueError as exc:
+                row.append(_Irregular(exc))
+        rows.append(tuple(row))
+    return tuple(rows)
+
+
+def _wants(pp: int, bp: int, third: int | None) -> tuple[bool, bool]:
+    """Whether each hand draws, from the two-card Point Counts and the Player's third
+    card value (``None``: no third card)."""
+    wants_banker = pp < 8 and banker_draws_by_points(bp, third)  # 545.11(a): a Natural
+    return player_draws_by_points(pp, bp), wants_banker
+
+
+_OPENING: Final = initial_order()
+_STAYED: Final = 10  # the index of ``_WANTS`` for a Player's Hand without a third card
+# The rules above for every case, looked up by ``_deal``: _STAGES[p - 2][b - 2][wants
+# player][wants banker], _WANTS[pp][bp][the Player's third card value, 10 for none].
+_STAGES: Final = tuple(tuple(_stages(p, b) for b in (2, 3)) for p in (2, 3))
+_WANTS: Final = tuple(
+    tuple(tuple(_wants(pp, bp, None if t == _STAYED else t) for t in range(11)) for bp in range(10))
+    for pp in range(10)
+)
+
+
 def result(player: Sequence[str], banker: Sequence[str]) -> Outcome:
     """The winning hand of a complete round, or "tie" (545.8(a), 545.12(a))."""
-    if next_to_draw(player, banker) is not None:
+    nxt, p, b = _deal(player, banker)
+    if nxt is not None:
         raise ValueError("the round is not complete (545.12(a))")
-    p, b = point(player), point(banker)
     if p == b:
         return "tie"
     return "player" if p > b else "banker"

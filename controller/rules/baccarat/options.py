@@ -26,6 +26,7 @@ VigorishCollection = Literal["at_payout", "deferred"]
 Vigorish = Literal["commission", "tie_25"]
 
 GAMES: tuple[Game, ...] = get_args(Game)
+_RATES: Mapping[int, Decimal] = {c: Decimal(c) / 100 for c in (0, 4, 5)}  # 545.13(c), 543.13(f)
 
 
 def _chapter(game: Game) -> str:
@@ -160,7 +161,8 @@ class BaccaratRules:
 
     @property
     def commission_rate(self) -> Decimal:
-        return Decimal(self.commission) / 100
+        rate = _RATES.get(self.commission)
+        return Decimal(self.commission) / 100 if rate is None else rate
 
 
 _KEYS = (

@@ -1,11 +1,18 @@
 """The cards' values and the Point Count (545.6 / 543.6), and the counts of cards that
-go to the discard with a burn (545.5(f)) or a card found face up (545.15(d))."""
+go to the discard with a burn (545.5(f)) or a card found face up (545.15(d)).
+
+A card is checked where it enters (``controller.rules.cards.card``: a device's token,
+a console's, a scenario's); from there on it is a canonical token, and its value is
+one look-up in a table built once from ``_face_value``. A token in another spelling
+("10d") takes the slow way, through ``card``, which also refuses what is no card.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
 
-from controller.rules.cards import card, rank
+from controller.rules.cards import RANKS, SUITS, card, rank
 
 
 def _face_value(token: str) -> int:
@@ -13,14 +20,25 @@ def _face_value(token: str) -> int:
     return 10 if r in "TJQK" else 1 if r == "A" else int(r)
 
 
+# Every card of a deck, by its canonical token: the face value of the burn (545.5(f))
+# and the 545.6(a) value.
+FACE_VALUES: Final[Mapping[str, int]] = {r + s: _face_value(r + s) for r in RANKS for s in SUITS}
+VALUES: Final[Mapping[str, int]] = {t: face % 10 for t, face in FACE_VALUES.items()}
+
+
 def value(token: str) -> int:
     """The value of a card: 2-9 face value, 10/J/Q/K zero, ace one (545.6(a))."""
-    return _face_value(token) % 10
+    v = VALUES.get(token)
+    return _face_value(token) % 10 if v is None else v
 
 
 def point(cards: Iterable[str]) -> int:
     """The Point Count: the right digit of the total value (545.6(b))."""
-    return sum(value(c) for c in cards) % 10
+    held = cards if isinstance(cards, list | tuple) else tuple(cards)
+    try:
+        return sum(map(VALUES.__getitem__, held)) % 10
+    except KeyError:  # a spelling such as "10d", or no card: ``value`` says which
+        return sum(map(value, held)) % 10
 
 
 def is_natural(cards: Sequence[str]) -> bool:
@@ -33,7 +51,8 @@ def burn_count(first_card: str) -> int:
 
     545.5(f) / 543.5(g) count a ten-count card as ten here, unlike 545.6(a).
     """
-    return _face_value(first_card)
+    face = FACE_VALUES.get(first_card)
+    return _face_value(first_card) if face is None else face
 
 
 def face_up_discard_count(found: str) -> int:

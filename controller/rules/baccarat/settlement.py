@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
-from typing import Literal, get_args
+from typing import Final, Literal, NamedTuple, get_args
 
 from controller.rules.baccarat.drawing import Outcome
 from controller.rules.baccarat.options import BaccaratRules
@@ -22,15 +22,16 @@ Bet = Literal["player", "banker", "tie"]
 
 BETS: tuple[Bet, ...] = get_args(Bet)
 
-_CENT = Decimal("0.01")
+_BETS: Final = frozenset(BETS)
+_CENT: Final = Decimal("0.01")
+_ZERO: Final = Decimal(0)
 
 
 class WagerError(ValueError):
     """A wager that cannot be settled: unknown bet or an amount that is not money."""
 
 
-@dataclass(frozen=True)
-class Settlement:
+class Settlement(NamedTuple):
     """One seat's round: the net of each bet and the vigorish it is charged.
 
     ``banker`` is the 1:1 result; the vigorish is apart because 545.12(b) marks or
@@ -54,14 +55,20 @@ class Settlement:
 
 def wager_amount(bet: str, amount: Decimal | int) -> Decimal:
     """A wager as money: a positive amount in whole cents; WagerError otherwise."""
+    if bet in _BETS and isinstance(amount, Decimal) and _whole_cents(amount):
+        return amount  # the common case: a table's wager, checked as it was placed
     if bet not in BETS:
         raise WagerError(f"unknown bet {bet!r}; expected player, banker or tie (545.8(a))")
     if isinstance(amount, bool) or not isinstance(amount, int | Decimal):
         raise WagerError(f"{bet} wager: {amount!r} is not an int or Decimal amount")
     money = Decimal(amount)
-    if not money.is_finite() or money <= 0 or money % _CENT != 0:
+    if not _whole_cents(money):
         raise WagerError(f"{bet} wager: {amount} is not a positive amount in whole cents")
     return money
+
+
+def _whole_cents(money: Decimal) -> bool:
+    return money.is_finite() and money > 0 and not money % _CENT
 
 
 def round_vigorish(amount: Decimal, rules: BaccaratRules) -> Decimal:
@@ -85,11 +92,8 @@ def settle(
     wagers: Mapping[str, Decimal | int], outcome: Outcome, rules: BaccaratRules
 ) -> Settlement:
     """Settle one seat's wagers (bet -> amount) for the round's outcome (545.8, 545.13)."""
-    amounts = {bet: wager_amount(bet, amount) for bet, amount in wagers.items()}
-    zero = Decimal(0)
-    on_player = amounts.get("player", zero)
-    on_banker = amounts.get("banker", zero)
-    on_tie = amounts.get("tie", zero)
+    on_player, on_banker, on_tie = _stakes(wagers)
+    zero = _ZERO
     if outcome == "tie":
         # 545.8(a)(1)(iii), (2)(iii): Player and Banker wagers are void and returned.
         player_net = banker_net = zero
@@ -108,6 +112,14 @@ def settle(
     if not deferred:  # collected with the payout: rounded now (ruling R11)
         vigorish = round_vigorish(vigorish, rules)
     return Settlement(player_net, banker_net, tie_net, vigorish, deferred)
+
+
+def _stakes(wagers: Mapping[str, Decimal | int]) -> tuple[Decimal, Decimal, Decimal]:
+    """The Player, Banker and Tie wagers, each checked (``wager_amount``); 0 for none."""
+    on: dict[str, Decimal] = dict.fromkeys(BETS, _ZERO)
+    for bet, amount in wagers.items():
+        on[bet] = wager_amount(bet, amount)
+    return on["player"], on["banker"], on["tie"]
 
 
 def payment_order(seats: Iterable[int]) -> tuple[int, ...]:

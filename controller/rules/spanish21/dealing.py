@@ -13,6 +13,7 @@ from controller.rules.cards import card, rank
 from controller.rules.spanish21.hands import (
     BOXES,
     DEALER,
+    DECK_VALUES,
     FACES,
     Dealer,
     Hand,
@@ -135,7 +136,8 @@ def dead_boxes(
 
 def reader_allowed(up_card: str) -> bool:
     """The hole card goes into the card reader only behind an A, K, Q or J (551.8(e))."""
-    return rank(card(up_card)) in _READER_RANKS
+    c = up_card if up_card in DECK_VALUES else card(up_card)  # checked where it entered
+    return rank(c) in _READER_RANKS
 
 
 class PeekTarget(enum.Enum):

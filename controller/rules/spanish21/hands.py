@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Literal
 
-from controller.rules.cards import CardError, card, is_stand_in, rank
+from controller.rules.cards import RANKS, CardError, card, deck, is_stand_in, rank, stand_in
 
 Dealer = Literal["dealer"]
 
@@ -26,9 +26,8 @@ class PlayError(ValueError):
     """A decision, wager, card or box that the chapter does not allow at that point."""
 
 
-def card_value(token: str) -> int:
-    """2-9 face value, J/Q/K ten, an ace one (551.3(b)); ``hand_value`` makes it 11. A
-    stand-in for a sealed card a restart cannot know is valued by its rank."""
+def _card_value(token: str) -> int:
+    """``card_value`` the long way: any spelling ``card`` accepts, or CardError."""
     c = token if is_stand_in(token) else card(token)
     r = rank(c)
     if r == "T":
@@ -38,13 +37,33 @@ def card_value(token: str) -> int:
     return 1 if r == "A" else int(r)
 
 
+# The value of each card of a Spanish deck by its canonical token, and of each stand-in:
+# a card checked where it entered is valued by one look-up.
+DECK_VALUES: Final = {c: _card_value(c) for c in deck(spanish=True)}
+VALUES: Final = {
+    **DECK_VALUES,
+    **{stand_in(r): _card_value(stand_in(r)) for r in RANKS if r != "T"},
+}
+
+
+def card_value(token: str) -> int:
+    """2-9 face value, J/Q/K ten, an ace one (551.3(b)); ``hand_value`` makes it 11. A
+    stand-in for a sealed card a restart cannot know is valued by its rank."""
+    v = VALUES.get(token)
+    return _card_value(token) if v is None else v
+
+
 def hand_value(cards: Iterable[str]) -> tuple[int, bool]:
     """The total and whether it is soft: an ace counts 11 unless that passes 21.
 
     551.3(b)(3); soft and hard totals as 551.1 defines them. Two aces can never both
     count 11, so at most one does.
     """
-    values = [card_value(c) for c in cards]
+    held = cards if isinstance(cards, list | tuple) else tuple(cards)
+    try:
+        values = list(map(VALUES.__getitem__, held))
+    except KeyError:  # another spelling ("10h"), a ten or no card: card_value says which
+        values = list(map(card_value, held))
     total = sum(values)
     if 1 in values and total + 10 <= 21:
         return total + 10, True
@@ -68,6 +87,17 @@ def is_blackjack(cards: Sequence[str], from_split: bool) -> bool:
 def dealer_blackjack(dealer_cards: Sequence[str]) -> bool:
     """The dealer's up card and hole card make a Blackjack (551.1)."""
     return is_blackjack(dealer_cards[:2], from_split=False)
+
+
+def _checked(cards: Sequence[str]) -> tuple[str, ...]:
+    """A hand's cards as canonical tokens of a Spanish deck, or CardError. A tuple of
+    them is kept as it is: each was checked where it entered."""
+    if type(cards) is tuple and all(map(DECK_VALUES.__contains__, cards)):
+        return cards
+    checked = tuple(card(c) for c in cards)
+    for c in checked:
+        card_value(c)
+    return checked
 
 
 @dataclass(frozen=True)
@@ -94,10 +124,7 @@ class Hand:
     refused: bool = False
 
     def __post_init__(self) -> None:
-        cards = tuple(card(c) for c in self.cards)
-        for c in cards:
-            card_value(c)
-        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "cards", _checked(self.cards))
         if self.wager <= 0:
             raise PlayError(f"hand wager {self.wager}: must be more than 0")
         if not 0 <= self.double_wager <= self.wager:
