@@ -136,7 +136,7 @@ def _start(
     guard.start()  # the whole chain, checked beside the table from now on
     console = None if hardware is None else hardware.console(table, journal, drivers)
     title = f"tablectl · {config.table.game} table {config.table.id}"
-    view = LiveView(out, title, health)
+    view = LiveView(out, title, health, plain=options.plain)
     journal.watchers.append(view.observe)
     log.info("daemon_starting", table=config.table.id, game=config.table.game)
     for driver in drivers.values():
