@@ -24,7 +24,15 @@ Measured, each part on its own daemon(s), in a fresh work directory each:
   offers no option to trace its simulators, so for this part it is started through a
   three-line wrapper that appends --trace-writes to the simulated shoe's arguments
   and then calls the same `controller.cli.main`. Beside it, the pseudo-terminal floor
-  of benchmarks/link_bench.py (`floor_latencies`, imported), in alternating rounds.
+  of benchmarks/link_bench.py (`floor_latencies`, imported), in alternating rounds;
+* throughput: one daemon at `--pace-ms 0`, started through a wrapper that counts the
+  journal's rows and commits (SQLite's trace callback on the journal's connection:
+  every COMMIT, and every INSERT outside a transaction) and writes them at exit. From
+  the first card_drawn line on events.sock to the --throughput-cards'th: cards per
+  second, the daemon process's CPU (utime + stime of /proc/PID/stat: all its threads,
+  not its simulators) per card, rows and commits per card. Beside it, in alternating
+  rounds, bare SQLite in the same directory (WAL, synchronous=FULL): single-row
+  commits per second.
 time.monotonic is CLOCK_MONOTONIC, one clock for every process on the machine.
 """
 
@@ -36,6 +44,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -66,6 +75,35 @@ def simulators(scenario, workdir, key):
     sims["shoe"].args += ("--trace-writes", str(workdir / "shoe.trace"))
     return sims
 simulated.simulators = simulators
+sys.exit(cli.main(["run", *sys.argv[1:]]))
+"""
+
+
+# The daemon as `tablectl run`, its journal's rows and commits counted (throughput).
+COUNTING = """
+import atexit, json, sys
+from pathlib import Path
+from controller import cli
+from controller.journal import store
+counts = {"rows": 0, "commits": 0, "open": False}
+def trace(sql):
+    word = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
+    if word == "BEGIN":
+        counts["open"] = True
+    elif word in ("COMMIT", "ROLLBACK"):
+        counts["commits"] += word == "COMMIT"
+        counts["open"] = False
+    elif word == "INSERT":
+        counts["rows"] += 1
+        counts["commits"] += not counts["open"]
+connect = store.SqliteJournal._connect
+def counted(self, seen):
+    db = connect(self, seen)
+    db.set_trace_callback(trace)
+    return db
+store.SqliteJournal._connect = counted
+out = Path(sys.argv[sys.argv.index("--workdir") + 1]) / "commits.json"
+atexit.register(lambda: out.write_text(json.dumps(counts)))
 sys.exit(cli.main(["run", *sys.argv[1:]]))
 """
 
@@ -295,12 +333,89 @@ def card_path(tmp: Path, name: str, cards: int, pace_ms: int, seed: int) -> list
     return [(at - written[i]) / 1e3 for i, at in arrived.items()]
 
 
+# ----------------------------------------------------------------- throughput
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU of every thread of process ``pid`` (not its children)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+@dataclass
+class Throughput:
+    cards: int
+    seconds: float
+    cpu_s: float
+    rows: int = 0
+    commits: int = 0
+    cards_total: int = 0
+
+
+def throughput(tmp: Path, name: str, cards: int, seed: int) -> Throughput:
+    """A pace-0 daemon from its first card to its ``cards``'th (see the module)."""
+    workdir = tmp / name
+    argv = [sys.executable, "-c", COUNTING, *run_args("baccarat", 0, seed, workdir)]
+    seen = 0
+    with daemon(argv, workdir) as d:
+        d.wait_ready()
+        stream = Stream(workdir / "events.sock")
+        for _, line in stream.lines():
+            if b'"card_drawn"' not in line:
+                continue
+            if seen == 0:
+                began, cpu0 = time.monotonic(), cpu_seconds(d.proc.pid)
+            seen += 1
+            if seen > cards:
+                break
+        result = Throughput(cards, time.monotonic() - began, cpu_seconds(d.proc.pid) - cpu0)
+        stream.close()
+    counted = json.loads((workdir / "commits.json").read_text())
+    db = sqlite3.connect(workdir / "journal.db")
+    try:
+        (result.cards_total,) = db.execute(
+            'SELECT count(*) FROM rows WHERE body LIKE \'%"event":"card_drawn"%\''
+        ).fetchone()
+    finally:
+        db.close()
+    result.rows, result.commits = counted["rows"], counted["commits"]
+    return result
+
+
+def bare_sqlite(directory: Path, commits: int = 2000) -> float:
+    """Single-row commits per second, WAL and synchronous=FULL, in ``directory``."""
+    path = directory / "bare.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("CREATE TABLE rows (seq INTEGER PRIMARY KEY, body TEXT)")
+        body = "x" * 200
+        began = time.perf_counter()
+        for _ in range(commits):
+            db.execute("INSERT INTO rows (body) VALUES (?)", (body,))
+        return commits / (time.perf_counter() - began)
+    finally:
+        db.close()
+        for leftover in directory.glob("bare.db*"):
+            leftover.unlink()
+
+
+def spread(values: Sequence[float], digits: int = 1) -> list[float]:
+    """Min, median and max."""
+    return [round(v, digits) for v in (min(values), statistics.median(values), max(values))]
+
+
 # ----------------------------------------------------------------- report
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--parts", default="startup,memory,card", help="any of startup,memory,card")
+    ap.add_argument(
+        "--parts", default="startup,memory,card", help="any of startup,memory,card,throughput"
+    )
     ap.add_argument("--game", default="baccarat", help="the simulated game (start-up, memory)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--startup-runs", type=int, default=10)
@@ -309,11 +424,14 @@ def main() -> None:
     ap.add_argument("--cards", type=int, default=1500, help="card path: cards in all")
     ap.add_argument("--rounds", type=int, default=3, help="card path: alternating rounds")
     ap.add_argument("--card-pace-ms", type=int, default=10, help="card path: dealer's pace")
+    ap.add_argument("--throughput-cards", type=int, default=3000, help="throughput: cards a run")
+    ap.add_argument("--throughput-runs", type=int, default=3, help="throughput: runs")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args()
     parts = set(args.parts.split(","))
-    if not parts <= {"startup", "memory", "card"}:
-        ap.error(f"--parts: unknown {sorted(parts - {'startup', 'memory', 'card'})}")
+    known = {"startup", "memory", "card", "throughput"}
+    if not parts <= known:
+        ap.error(f"--parts: unknown {sorted(parts - known)}")
     if "memory" in parts and args.shoes <= args.baseline_shoe:
         ap.error("--shoes must be above --baseline-shoe")
     result: dict[str, object] = {"parts": sorted(parts)}
@@ -361,10 +479,28 @@ def main() -> None:
                     "card_p99_us": round(pct(lat, 0.99), 1),
                 }
             )
+        if "throughput" in parts:
+            result.update(measure_throughput(tmp, args))
     if args.json:
         print(json.dumps(result, indent=2))
         return
     report(result, args)
+
+
+def measure_throughput(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
+    """Daemons at pace 0 and bare SQLite, in alternating runs: min, median, max."""
+    runs, bare = [], []
+    for n in range(args.throughput_runs):
+        bare.append(bare_sqlite(tmp))
+        runs.append(throughput(tmp, f"throughput{n}", args.throughput_cards, args.seed + n))
+    return {
+        "throughput_cards": args.throughput_cards,
+        "cards_per_s": spread([r.cards / r.seconds for r in runs]),
+        "cpu_us_per_card": spread([r.cpu_s / r.cards * 1e6 for r in runs]),
+        "rows_per_card": spread([r.rows / r.cards_total for r in runs], 2),
+        "commits_per_card": spread([r.commits / r.cards_total for r in runs], 2),
+        "bare_sqlite_commits_per_s": spread(bare, 0),
+    }
 
 
 def report(r: dict[str, object], args: argparse.Namespace) -> None:
@@ -391,6 +527,13 @@ def report(r: dict[str, object], args: argparse.Namespace) -> None:
         print(f"| {path}, p50 | {r['card_p50_us']} us | |")
         print(f"| {path}, p99 | {r['card_p99_us']} us | |")
         print(f"| ({r['cards']} cards) | | |")
+    if "cards_per_s" in r:
+        n = r["throughput_cards"]
+        print(f"| pace 0, {n} cards a run: cards/s, min / median / max | {r['cards_per_s']} | |")
+        print(f"| daemon CPU per card, all threads | {r['cpu_us_per_card']} us | < 200 us |")
+        print(f"| journal rows per card | {r['rows_per_card']} | |")
+        print(f"| journal commits per card | {r['commits_per_card']} | |")
+        print(f"| bare SQLite, 1-row commits/s | {r['bare_sqlite_commits_per_s']} | |")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import structlog
 from controller.api.access import Peer
 from controller.api.listeners import Listener
 from controller.api.sealed import carries_sealed_card
-from controller.api.wire import VERSION, encode
+from controller.api.wire import VERSION, encode, event
 
 log = structlog.get_logger("controller.api")
 
@@ -50,7 +50,7 @@ def event_line(seq: int, entry: Mapping[str, object]) -> bytes:
         withheld = "a card marked sealed carries a value (551.8(e))"
     else:
         try:
-            data = encode({"v": VERSION, "type": "event", "seq": seq, "entry": entry})
+            data = event(seq, entry)
         except (TypeError, ValueError):
             withheld = "the entry is not JSON"
     if withheld is None:

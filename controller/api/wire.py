@@ -26,8 +26,20 @@ def _json_default(value: object) -> object:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
+# One encoder for every line (json.dumps with arguments builds a new one each call).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), default=_json_default)
+
+
 def encode(message: Mapping[str, object]) -> bytes:
-    return (json.dumps(message, separators=(",", ":"), default=_json_default) + "\n").encode()
+    return (_ENCODER.encode(message) + "\n").encode()
+
+
+def event(seq: int, entry: Mapping[str, object]) -> bytes:
+    """The ``event`` line streaming journal entry ``seq``: the same bytes as ``encode``
+    of ``{"v", "type", "seq", "entry"}``, the entry encoded once, into the line."""
+    return (
+        f'{{"v":{VERSION},"type":"event","seq":{seq},"entry":{_ENCODER.encode(entry)}}}\n'.encode()
+    )
 
 
 def error(refused: Refused, request_id: str | int | None) -> bytes:

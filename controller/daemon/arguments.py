@@ -24,6 +24,7 @@ class Options:
     pace_ms: int
     seed: int | None
     workdir: str | None  # the simulated table's files; None: a temporary directory
+    plain: bool = False  # one plain line per journal entry on stdout, terminal or not
 
 
 def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int]) -> None:
@@ -46,6 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int
         help=f"the simulated dealer's time per action (default {DEFAULT_PACE_MS}; 0: at once)",
     )
     parser.add_argument("--seed", type=int, help="the simulated shoe's seed (default: random)")
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="write one plain line per journal entry on stdout (TYPE key=value ...), "
+        "terminal or not; without it a terminal shows the live table and any other "
+        "stdout gets only the last line",
+    )
     parser.add_argument(
         "--workdir",
         metavar="DIR",
@@ -76,4 +84,6 @@ def options(args: argparse.Namespace) -> Options:
         raise UsageError(f"{simulated_only[0]} is for a simulated table, not with --config")
     if args.pace_ms < 0:
         raise UsageError(f"--pace-ms must be 0 or more, not {args.pace_ms}")
-    return Options(args.config, args.game, args.rounds, args.pace_ms, args.seed, args.workdir)
+    return Options(
+        args.config, args.game, args.rounds, args.pace_ms, args.seed, args.workdir, args.plain
+    )

@@ -1,8 +1,11 @@
 """The table's one thread: it takes device events (from the drivers) and console
 commands (from the API's ``submit``) from one queue, in order, and hands each to the
-table. STATUS= follows the table's state and the devices' health (never a card);
-WATCHDOG=1 is sent from this loop, and only after its health check. A simulated
-table's console (controller/daemon/console.py) takes its turn here too."""
+table. What one input makes the table write is one journal transaction
+(``PublishingJournal.batch``): its device is acknowledged, its command answered and its
+rows streamed once that has committed. STATUS= follows the table's state and the
+devices' health (never a card); WATCHDOG=1 is sent from this loop, and only after its
+health check. A simulated table's console (controller/daemon/console.py) takes its turn
+here too."""
 
 from __future__ import annotations
 
@@ -144,16 +147,19 @@ class TableLoop:
         if isinstance(item, Interrupt):
             # Found off this thread (the journal's full check): play stops, and the
             # simulated console's floorperson, who would clear it, plays no more.
-            self.table.interrupt(item.halt)
+            with self.journal.batch():
+                self.table.interrupt(item.halt)
             self.interrupted = True
             return
         if isinstance(item, tuple):
             command, ticket = item
             log.info("command", command=command.name, socket=ticket.socket, uid=ticket.peer.uid)
-            with self.api.handling(ticket):
+            # The reply goes out once the command's rows are durable.
+            with self.api.handling(ticket), self.journal.batch():
                 self.table.handle(command)
             return
-        self.table.handle(item)
+        with self.journal.batch():  # one commit; then the device's acknowledgement
+            self.table.handle(item)
         if self.console is not None:
             self.console.saw(item)
         health = HEALTH.get(type(item))
@@ -174,7 +180,8 @@ class TableLoop:
             return
         pace = self.options.pace_ms / 1000
         while time.monotonic() >= self.next_step:
-            acted = console.step()
+            with self.journal.batch():  # what the dealer did, in one commit
+                acted = console.step()
             if pace:
                 self.next_step = time.monotonic() + pace
             if not acted or self._done():

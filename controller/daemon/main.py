@@ -138,7 +138,7 @@ def _start(
     if hardware is not None:
         hardware.ready()
     title = f"tablectl · {config.table.game} table {config.table.id}"
-    view = LiveView(out, title, health)
+    view = LiveView(out, title, health, plain=options.plain)
     journal.watchers.append(view.observe)
     log.info("daemon_starting", table=config.table.id, game=config.table.game)
     for driver in drivers.values():

@@ -4,8 +4,11 @@ table's ``reveal`` entry (551.8(e)).
 
 On a terminal (rich): the layout (seats or boxes with their wagers), the cards as
 dealt, the dealer's prompts, each device's health, the last faults and refusals with
-their section, the round count. Anywhere else: one plain line per journal entry,
-``TYPE key=value ...``, which is what tests and log collectors read.
+their section, the round count, redrawn at most every ``REFRESH`` seconds. Asked for
+(``plain``, ``tablectl run --plain``): one plain line per journal entry,
+``TYPE key=value ...``, which is what tests and log collectors read. Anywhere else
+nothing per entry (nobody looks: the journal and events.sock have every row), only
+the last line.
 """
 
 from __future__ import annotations
@@ -59,10 +62,17 @@ class LiveView:
     health (``health``, kept by the daemon); ``refresh`` from the table's thread."""
 
     def __init__(
-        self, out: TextIO, title: str, health: Mapping[str, str], *, tty: bool | None = None
+        self,
+        out: TextIO,
+        title: str,
+        health: Mapping[str, str],
+        *,
+        tty: bool | None = None,
+        plain: bool = False,
     ) -> None:
         self._out = out
-        self._tty = out.isatty() if tty is None else tty
+        self._plain = plain
+        self._tty = not plain and (out.isatty() if tty is None else tty)
         self._title = title
         self._health = health
         self.rounds = 0
@@ -88,9 +98,14 @@ class LiveView:
     # ------------------------------------------------------------------ input
 
     def observe(self, entry: Mapping[str, object]) -> None:
-        if not self._tty:
+        kind = entry.get("type")
+        if self._plain:
             print(plain_line(entry), file=self._out, flush=True)
-        follow = self._follow.get(str(entry.get("type")))
+        elif not self._tty:  # nobody looks: only the rounds, for the last line
+            if kind == "round_end":
+                self.rounds += 1
+            return
+        follow = self._follow.get(str(kind))
         if follow is not None:
             follow(entry)
 

@@ -5,9 +5,10 @@ key that seals its hole cards."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import structlog
 
@@ -22,7 +23,6 @@ from controller.journal.sealkey import load_key
 from controller.recovery import JOURNAL, resume
 from controller.table.core import Table
 from controller.table.devices import TableDevices
-from controller.table.events import Journal
 from controller.table.seal import Sealer
 from drivers import messages as m
 from drivers.device import DRIVERS, DeviceDriver, EventSink, ReaderDriver, ShoeDriver
@@ -33,9 +33,10 @@ log = structlog.get_logger("controller.daemon")
 
 
 class PublishingJournal(ObservedJournal):
-    """What the table writes to: each entry durable in the SQLite journal first, then
-    streamed to the API's subscribers with its sequence number, then shown to the
-    watchers (the simulated console, the live view)."""
+    """What the table writes to: each entry durable in the SQLite journal first (one
+    transaction for each input, ``batch``), then streamed to the API's subscribers with
+    its sequence number, then shown to the watchers (the simulated console, the live
+    view)."""
 
     def __init__(self, journal: SqliteJournal, api: ApiServer) -> None:
         super().__init__()
@@ -43,19 +44,52 @@ class PublishingJournal(ObservedJournal):
         self._api = api
         self._failure: str | None = None  # the last write's error, until one succeeds
 
-    def _write(self, entry: Mapping[str, object]) -> None:
-        try:
+    def _write(self, entry: Mapping[str, object]) -> int:
+        with self._noting_failure():
             self.file.record(entry)
+        return self.file.last_seq
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        with self._noting_failure(), self.file.transaction():
+            yield
+
+    @contextlib.contextmanager
+    def _noting_failure(self) -> Iterator[None]:
+        try:
+            yield
         except JournalError as exc:
             self._failure = str(exc)
             raise
         self._failure = None
-        self._api.publish(self.file.last_seq, entry)
+
+    def _durable(self, written: object, entry: Mapping[str, object]) -> None:
+        assert isinstance(written, int)
+        self._api.publish(written, entry)
+        super()._durable(written, entry)
 
     def problem(self) -> str | None:
         """Why the next commits could not be made or kept, for the watchdog's check
         (controller/daemon/health.py); None: they can."""
         return journal_problem(self.file.path, self._failure)
+
+
+class DurableAcks(TableDevices):
+    """The table's devices, each event acknowledged to its device only once the rows
+    of the input it is part of are durable (``ObservedJournal.when_durable``)."""
+
+    def __init__(
+        self,
+        journal: ObservedJournal,
+        drivers: Mapping[str, DeviceDriver],
+        shoe: ShoeDriver,
+        reader: ReaderDriver | None = None,
+    ) -> None:
+        super().__init__(drivers, shoe, reader)
+        self._journal = journal
+
+    def commit(self, device: str, event_id: int) -> None:
+        self._journal.when_durable(functools.partial(super().commit, device, event_id))
 
 
 def open_journal(config: Config) -> SqliteJournal:
@@ -128,7 +162,10 @@ def drivers(
 
 
 def table(
-    config: Config, drivers: Mapping[str, DeviceDriver], rows: Sequence[Row], journal: Journal
+    config: Config,
+    drivers: Mapping[str, DeviceDriver],
+    rows: Sequence[Row],
+    journal: ObservedJournal,
 ) -> Table:
     """The table of the game in force, writing to ``journal``, rebuilt from the
     journal's ``rows`` (from its last snapshot on) when the table has written any: then
@@ -139,7 +176,7 @@ def table(
     assert isinstance(shoe, ShoeDriver)  # DRIVERS picks it by kind
     reader = drivers["reader"] if in_force.reader else None
     assert reader is None or isinstance(reader, ReaderDriver)
-    devices = TableDevices(drivers, shoe, reader)
+    devices = DurableAcks(journal, drivers, shoe, reader)
     # A game that seals no card has no key to keep: no key file beside its journal.
     sealer = Sealer(sealing_key(config.journal.path)) if in_force.seals_cards else Sealer()
     day = config.table.gaming_day

@@ -32,9 +32,13 @@ def _json_value(value: object) -> object:
     raise TypeError(f"{type(value).__name__} cannot be journaled")
 
 
+# Built once: json.dumps with arguments builds a new encoder for every row.
+_CANONICAL: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=_json_value)
+
+
 def encode(entry: Mapping[str, object]) -> str:
     """An entry as the canonical JSON its hash is taken over."""
-    return json.dumps(entry, sort_keys=True, separators=(",", ":"), default=_json_value)
+    return _CANONICAL.encode(entry)
 
 
 @dataclass(frozen=True, slots=True)

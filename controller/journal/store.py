@@ -2,7 +2,9 @@
 
 A row is written and committed (WAL, ``synchronous=FULL``) before ``record`` returns,
 so the table acknowledges a card to the shoe only once the card is on disk: neither a
-crash nor a power cut loses a dealt card.
+crash nor a power cut loses a dealt card. Inside ``transaction()`` (the daemon's: every
+row one input produces) the rows are committed together when it ends, one fsync for
+them all; each is durable then, and only then does the daemon act on them.
 
 Each row carries the SHA-256 of the row before it and its own hash over its sequence
 number, time, the previous hash and its body (controller/journal/chain.py); ``verify``
@@ -20,6 +22,7 @@ daemon never starts a fresh journal over a damaged or lost one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -74,6 +77,7 @@ class SqliteJournal:
         self._db = self._connect(self.inspection)
         self._closed = False
         self._seq, self._prev = self.inspection.last.seq, self.inspection.last.hash
+        self._open: list[tuple[int, str, str]] | None = None  # a transaction's rows
         self.checkpoint = Checkpoint(self.files.checkpoint, self.inspection.checkpoint)
         try:
             if self.inspection.checkpoint != self.inspection.last:
@@ -109,11 +113,30 @@ class SqliteJournal:
     # ------------------------------------------------------------------ writing
 
     def record(self, entry: Mapping[str, object]) -> None:
-        body = encode(entry)
+        """Write ``entry`` as the next row: durable when this returns, or inside
+        ``transaction()`` when that ends."""
+        kind = f"journal.committed:{entry.get('type')}" if failpoints.ARMED else ""
+        # A crash test aimed at this row (drivers/failpoints.py): it is committed on its
+        # own, as every row was before transactions, so the kill leaves the journal
+        # ending with it.
+        aimed = self._open is not None and kind in failpoints.ARMED
+        if aimed:
+            self._commit()
+        self._insert(encode(entry))
+        if self._open is None:
+            self._durable([(self._seq, self._prev, kind)])
+            return
+        self._open.append((self._seq, self._prev, kind))
+        if aimed:
+            self._commit()
+
+    def _insert(self, body: str) -> None:
         seq = self._seq + 1
         ts = self._clock().isoformat(timespec="microseconds")
         digest = row_hash(seq, ts, self._prev, body)
         try:
+            if self._open is not None and not self._db.in_transaction:
+                self._db.execute("BEGIN")
             self._db.execute(
                 "INSERT INTO rows (seq, ts, body, prev, hash) VALUES (?, ?, ?, ?, ?)",
                 (seq, ts, body, self._prev, digest),
@@ -121,9 +144,48 @@ class SqliteJournal:
         except sqlite3.Error as exc:
             raise failure(self.path, exc, "write") from None
         self._seq, self._prev = seq, digest
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The rows recorded inside, committed as one transaction when it ends (none of
+        them if it raises); nested, the outer one commits. ``JournalError`` when the
+        commit fails."""
+        if self._open is not None:
+            yield
+            return
+        self._open = []
+        before = self._seq, self._prev
+        try:
+            yield
+            self._commit()
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+            self._seq, self._prev = before
+            raise
+        finally:
+            self._open = None
+
+    def _commit(self) -> None:
+        assert self._open is not None
+        rows, self._open = self._open, []
+        if not rows:
+            return
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise failure(self.path, exc, "write") from None
+        self._durable(rows)
+
+    def _durable(self, rows: list[tuple[int, str, str]]) -> None:
+        """``rows`` (sequence number, hash, failpoint) are committed: the witnesses say
+        so, then each row's failpoint, in row order."""
+        seq, digest, _ = rows[-1]
         self._witness(seq, digest)
         if failpoints.ARMED:
-            failpoints.reached(f"journal.committed:{entry.get('type')}")
+            for _seq, _digest, kind in rows:
+                failpoints.reached(kind)
 
     def _witness(self, seq: int, digest: str) -> None:
         """The row is durable: the tail record says so, and every ``checkpoint_every``

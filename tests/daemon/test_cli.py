@@ -28,7 +28,7 @@ def test_simulated_run_is_fixed_by_its_seed(tmp_path: Path) -> None:
         workdir = tmp_path / str(n)
         result = tablectl(
             "run", "--game", "spanish21", "--rounds", "2", "--pace-ms", "0", "--seed", "4",
-            "--workdir", str(workdir),
+            "--workdir", str(workdir), "--plain",
         )  # fmt: skip
         assert result.returncode == 0, result.stderr
         outs.append([ln for ln in result.stdout.splitlines() if ln.startswith("round_end ")])

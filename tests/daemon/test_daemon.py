@@ -73,7 +73,7 @@ def sealed_values(value: object) -> list[object]:
 
 def test_simulated_run_stops_after_rounds_with_a_verified_journal(tmp_path: Path) -> None:
     code, out, err = finish(
-        daemon("--simulate", "--rounds", "3", *FAST, "--workdir", str(tmp_path))
+        daemon("--simulate", "--rounds", "3", *FAST, "--workdir", str(tmp_path), "--plain")
     )
     assert code == 0, err
     journal = tmp_path / "journal.db"
@@ -81,14 +81,24 @@ def test_simulated_run_stops_after_rounds_with_a_verified_journal(tmp_path: Path
     assert verdict.ok and verdict.rows > 0
     entries = [entry for _, _, entry in rows(journal)]
     assert [e["type"] for e in entries].count("round_end") == 3
-    # One plain line per journal entry the table wrote on a non-terminal stdout, then
-    # the summary; row 1 is the journal's header, written as the file was created.
+    # Asked for (--plain): one plain line per journal entry the table wrote, then the
+    # summary; row 1 is the journal's header, written as the file was created.
     assert entries[0]["type"] == "journal"
     lines = out.splitlines()
     assert len(lines) == (verdict.rows - 1) + 1 and lines[-1] == "stopped after 3 rounds"
     assert sum(line.startswith("round_end ") for line in lines) == 3
     assert "Traceback" not in err
     assert not (tmp_path / "events.sock").exists()  # the API closed and unlinked its sockets
+
+
+def test_a_stdout_that_is_not_a_terminal_gets_only_the_last_line_unless_asked(
+    tmp_path: Path,
+) -> None:
+    code, out, err = finish(
+        daemon("--simulate", "--rounds", "2", *FAST, "--workdir", str(tmp_path))
+    )
+    assert code == 0, err
+    assert out.splitlines() == ["stopped after 2 rounds"]
 
 
 @pytest.mark.reg("551.8(e)")
