@@ -8,32 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from drivers.errors import MalformedMessage
+from drivers.messages import events as ev
 from drivers.messages.catalogue import RANKS, SUITS, MsgType
-from drivers.messages.events import (
-    BatchReady,
-    CardDrawn,
-    CardInserted,
-    CardsLoaded,
-    CutCardSeen,
-    CycleIncomplete,
-    DeviceFault,
-    DoorChanged,
-    Event,
-    LidChanged,
-    PeekResult,
-    ReaderMalfunction,
-    ReaderTamper,
-    SelfTestResult,
-    ShoeEmpty,
-    ShuffleCompleted,
-    ShufflerAttached,
-    ShufflerJam,
-    ShufflerRemoved,
-    ShufflerStopped,
-    ShuffleStarted,
-    Status,
-    UnreadableCard,
-)
 from drivers.messages.payloads import _STATUS, _U16
 
 # Each body layout reads an event's fields after its device and id from the body of
@@ -85,32 +61,32 @@ def _self_test(name: str, body: bytes) -> tuple[object, ...]:
     return body[0] == 1, body[1]
 
 
-_EVENTS: dict[int, tuple[type[Event], Callable[[str, bytes], tuple[object, ...]]]] = {
-    MsgType.CARD_DRAWN: (CardDrawn, _card),
-    MsgType.CUT_CARD: (CutCardSeen, _empty),
-    MsgType.SHOE_EMPTY: (ShoeEmpty, _empty),
-    MsgType.UNREADABLE_CARD: (UnreadableCard, _empty),
-    MsgType.CARDS_LOADED: (CardsLoaded, _count),
-    MsgType.LID: (LidChanged, _flag),
-    MsgType.FAULT: (DeviceFault, _fault),
-    MsgType.CARD_INSERTED: (CardInserted, _flag),
-    MsgType.PEEK_RESULT: (PeekResult, _flag),
-    MsgType.READER_MALFUNCTION: (ReaderMalfunction, _code),
-    MsgType.TAMPER: (ReaderTamper, _empty),
-    MsgType.SELF_TEST_RESULT: (SelfTestResult, _self_test),
-    MsgType.SHUFFLER_ATTACHED: (ShufflerAttached, _empty),
-    MsgType.SHUFFLER_REMOVED: (ShufflerRemoved, _empty),
-    MsgType.SHUFFLE_STARTED: (ShuffleStarted, _empty),
-    MsgType.SHUFFLE_COMPLETED: (ShuffleCompleted, _count),
-    MsgType.BATCH_READY: (BatchReady, _count),
-    MsgType.JAM: (ShufflerJam, _empty),
-    MsgType.STOPPED: (ShufflerStopped, _empty),
-    MsgType.CYCLE_INCOMPLETE: (CycleIncomplete, _empty),
-    MsgType.DOOR: (DoorChanged, _flag),
+_EVENTS: dict[int, tuple[type[ev.Event], Callable[[str, bytes], tuple[object, ...]]]] = {
+    MsgType.CARD_DRAWN: (ev.CardDrawn, _card),
+    MsgType.CUT_CARD: (ev.CutCardSeen, _empty),
+    MsgType.SHOE_EMPTY: (ev.ShoeEmpty, _empty),
+    MsgType.UNREADABLE_CARD: (ev.UnreadableCard, _empty),
+    MsgType.CARDS_LOADED: (ev.CardsLoaded, _count),
+    MsgType.LID: (ev.LidChanged, _flag),
+    MsgType.FAULT: (ev.DeviceFault, _fault),
+    MsgType.CARD_INSERTED: (ev.CardInserted, _flag),
+    MsgType.PEEK_RESULT: (ev.PeekResult, _flag),
+    MsgType.READER_MALFUNCTION: (ev.ReaderMalfunction, _code),
+    MsgType.TAMPER: (ev.ReaderTamper, _empty),
+    MsgType.SELF_TEST_RESULT: (ev.SelfTestResult, _self_test),
+    MsgType.SHUFFLER_ATTACHED: (ev.ShufflerAttached, _empty),
+    MsgType.SHUFFLER_REMOVED: (ev.ShufflerRemoved, _empty),
+    MsgType.SHUFFLE_STARTED: (ev.ShuffleStarted, _empty),
+    MsgType.SHUFFLE_COMPLETED: (ev.ShuffleCompleted, _count),
+    MsgType.BATCH_READY: (ev.BatchReady, _count),
+    MsgType.JAM: (ev.ShufflerJam, _empty),
+    MsgType.STOPPED: (ev.ShufflerStopped, _empty),
+    MsgType.CYCLE_INCOMPLETE: (ev.CycleIncomplete, _empty),
+    MsgType.DOOR: (ev.DoorChanged, _flag),
 }
 
 
-def decode_event(device: str, event_id: int, mtype: int, body: bytes) -> Event:
+def decode_event(device: str, event_id: int, mtype: int, body: bytes) -> ev.Event:
     """Typed event from an authenticated event body; MalformedMessage if it does not fit."""
     entry = _EVENTS.get(mtype)
     if entry is None:
@@ -119,8 +95,8 @@ def decode_event(device: str, event_id: int, mtype: int, body: bytes) -> Event:
     return event(device, event_id, *layout(MsgType(mtype).name, body))
 
 
-def decode_status(device: str, payload: bytes) -> Status:
+def decode_status(device: str, payload: bytes) -> ev.Status:
     if len(payload) != _STATUS.size:
         raise MalformedMessage("STATUS payload length")
     state, count, flags = _STATUS.unpack(payload)
-    return Status(device, None, state, count, flags)
+    return ev.Status(device, None, state, count, flags)
