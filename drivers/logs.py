@@ -33,7 +33,10 @@ def _forwarding(name: str) -> ModuleType:
     stand_in = ModuleType(name)
 
     def forward(attr: str) -> object:
-        return getattr(importlib.import_module(name), attr)
+        real = importlib.import_module(name)
+        if real is stand_in:  # looked up while structlog is imported: not there
+            raise AttributeError(f"module {name!r} has no attribute {attr!r}")
+        return getattr(real, attr)
 
     stand_in.__getattr__ = forward  # type: ignore[method-assign]  # PEP 562
     return stand_in
