@@ -13,6 +13,15 @@ Each run, in this order, each as its own process from just before the spawn:
 * **analyze**: `tablectl analyze baccarat --decks 8` to its exit (stdout discarded).
 
 Figures: min / median / max of the runs for each, and each against python -c pass.
+
+Bytecode: an installed tablectl (``pip install .``, docs/operations.md) has its modules
+compiled when it is installed and reads them from then on (its systemd unit sets
+PYTHONDONTWRITEBYTECODE=1, which stops writing, not reading). A checkout run under
+PYTHONDONTWRITEBYTECODE=1, as here, never writes its bytecode and compiles every module
+it imports at every start. So the benchmark first compiles each tree's packages
+(``compileall``, into their ``__pycache__``) and measures what an installed daemon
+pays; ``--no-compile`` measures the trees as they are (from source where they hold no
+bytecode).
 With --against TREE (e.g. `git archive main | tar -x -C /tmp/main`), each run measures
 TREE's code too, right after this tree's (TREE first on PYTHONPATH, for the simulators
 too): before and after in the same run.
@@ -37,6 +46,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import daemon_bench  # noqa: E402
 from daemon_bench import MB, daemon, rss_bytes, run_args, tablectl  # noqa: E402
+
+PACKAGES = ("controller", "drivers", "firmware_sim")
+
+
+def compiled(tree: Path) -> None:
+    """``tree``'s packages compiled to bytecode, as an install compiles them."""
+    argv = [sys.executable, "-m", "compileall", "-q", *(str(tree / p) for p in PACKAGES)]
+    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
 
 
 def exited(argv: Sequence[str]) -> float:
@@ -124,14 +141,25 @@ def main() -> None:
         help="also measure the code in TREE (a checkout, e.g. of main), interleaved",
     )
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument(
+        "--no-compile",
+        action="store_true",
+        help="do not compile the trees' bytecode first (see the docstring: Bytecode)",
+    )
     args = ap.parse_args()
     trees = ["", args.against] if args.against else [""]
+    if not args.no_compile:
+        for tree in trees:
+            compiled(Path(tree).resolve() if tree else ROOT)
     figures = measure(args.runs, trees)
     if args.json:
         result = {t or "this": {k: spread(v) for k, v in f.items()} for t, f in figures.items()}
-        print(json.dumps({"runs": args.runs, **result}, indent=2))
+        bytecode = "as found" if args.no_compile else "compiled"
+        print(json.dumps({"runs": args.runs, "bytecode": bytecode, **result}, indent=2))
         return
-    print(f"| measure ({args.runs} runs, interleaved) | min | median | max | median / pass |")
+    bytecode = "bytecode as found" if args.no_compile else "bytecode compiled"
+    head = f"measure ({args.runs} runs, interleaved, {bytecode})"
+    print(f"| {head} | min | median | max | median / pass |")
     print("|---|---|---|---|---|")
     for tree, values in figures.items():
         floor = statistics.median(values["pass"])

@@ -15,9 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import usb.core
-import usb.util
-
 from drivers.errors import (
     DeviceGone,
     PortBusy,
@@ -36,6 +33,9 @@ READ_SLICE_MS = 50
 # errors, NoBackendError (a ValueError) when no libusb is installed, ValueError for
 # descriptors pyusb cannot resolve, NotImplementedError for LIBUSB_ERROR_NOT_SUPPORTED.
 _BACKEND_ERRORS = (OSError, ValueError, NotImplementedError)
+
+# pyusb is imported by the functions that use it: a configuration names a reader's
+# "usb:" address (UsbAddress) without loading pyusb and its backends.
 
 # ESHUTDOWN is what Linux usbfs reports for a device that has been unplugged.
 _GONE_ERRNOS = frozenset({errno.ENODEV, errno.ENXIO, errno.ESHUTDOWN})
@@ -60,6 +60,8 @@ def _errno_of(exc: BaseException) -> int | None:
 
 def _translate(exc: BaseException, where: str) -> TransportError:
     """The project exception for a pyusb/backend error raised while doing ``where``."""
+    import usb.core
+
     if isinstance(exc, usb.core.NoBackendError):
         return TransportIOError(f"{where}: no USB backend (is libusb-1.0 installed?)")
     if isinstance(exc, usb.core.USBTimeoutError):
@@ -157,6 +159,9 @@ class UsbTransport:
         self._dev = dev
 
     def _find(self) -> Any:
+        import usb.core
+        import usb.util
+
         unreadable: list[str] = []
 
         def serial_matches(dev: Any) -> bool:
@@ -187,6 +192,9 @@ class UsbTransport:
         return dev
 
     def _claim(self, dev: Any) -> None:
+        import usb.core
+        import usb.util
+
         try:
             config = dev.get_active_configuration()
         except usb.core.USBError:
@@ -211,6 +219,8 @@ class UsbTransport:
         self._packet = int(ep_in.wMaxPacketSize) & 0x7FF  # bits 11-12: not size
 
     def read(self, max_bytes: int, deadline: float) -> bytes:
+        import usb.core
+
         dev = self._require_open()
         while not self._pending:
             if self._woken.is_set():
@@ -252,6 +262,8 @@ class UsbTransport:
 
     @staticmethod
     def _dispose(dev: Any) -> None:
+        import usb.util
+
         # Releases every claimed interface, then closes the device handle. The device
         # may be gone already: nothing is left to release then.
         with contextlib.suppress(*_BACKEND_ERRORS):
@@ -264,6 +276,8 @@ class UsbTransport:
 
 
 def _bulk_endpoint(intf: Any, direction: int) -> Any:
+    import usb.util
+
     return usb.util.find_descriptor(
         intf,
         custom_match=lambda ep: (

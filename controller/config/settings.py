@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 from zoneinfo import ZoneInfo
 
 from controller.errors import TablectlError
 from controller.games import Rules
-from drivers.device import DriverConfig
 from drivers.keys import KeyFileError, load_key
-from drivers.link import LinkConfig
 from drivers.usb import UsbAddress
+
+# The drivers' stack is imported when the drivers are configured (``driver_config``):
+# a configuration is read and checked, and a simulated table's devices spawned, first.
+if TYPE_CHECKING:
+    from drivers.device import DriverConfig
 
 Game: TypeAlias = str  # a game's name, as the game registry knows it (controller/games.py)
 Account: TypeAlias = int | str  # a user or group, by number or by name
@@ -78,6 +81,9 @@ class DeviceSettings:
         return {name: device for name, device in devices.items() if device is not None}
 
     def driver_config(self) -> DriverConfig:
+        from drivers.device import DriverConfig
+        from drivers.link import LinkConfig
+
         return DriverConfig(link=LinkConfig(link_timeout=self.link_timeout_ms / 1000))
 
 

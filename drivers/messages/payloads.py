@@ -1,4 +1,5 @@
-"""Payload layouts of events, replies and commands, and their decoding into typed events.
+"""Payload layouts of events, replies and commands (their decoding into typed events:
+``drivers.messages.decoding``).
 
 Device-to-host *events* start with a 4-byte event id and are kept by the device until
 the host acknowledges them (EVENT_ACK). *Replies* (STATUS) and commands carry no event
@@ -8,35 +9,8 @@ id. Everything here is pure.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 
 from drivers.errors import MalformedMessage
-from drivers.messages.catalogue import RANKS, SUITS, MsgType
-from drivers.messages.events import (
-    BatchReady,
-    CardDrawn,
-    CardInserted,
-    CardsLoaded,
-    CutCardSeen,
-    CycleIncomplete,
-    DeviceFault,
-    DoorChanged,
-    Event,
-    LidChanged,
-    PeekResult,
-    ReaderMalfunction,
-    ReaderTamper,
-    SelfTestResult,
-    ShoeEmpty,
-    ShuffleCompleted,
-    ShufflerAttached,
-    ShufflerJam,
-    ShufflerRemoved,
-    ShufflerStopped,
-    ShuffleStarted,
-    Status,
-    UnreadableCard,
-)
 
 _ID = struct.Struct(">I")
 _U16 = struct.Struct(">H")
@@ -82,93 +56,3 @@ def split_event(payload: bytes) -> tuple[int, bytes]:
     if len(payload) < 4:
         raise MalformedMessage("event payload shorter than its id")
     return int(_ID.unpack_from(payload)[0]), payload[4:]
-
-
-# Each body layout reads an event's fields after its device and id from the body of
-# the message type named; MalformedMessage if the body does not fit.
-
-
-def _card(name: str, body: bytes) -> tuple[object, ...]:
-    if len(body) != 3:
-        raise MalformedMessage(f"{name} body length")
-    rank, suit, face_up = chr(body[0]), chr(body[1]), body[2]
-    if rank not in RANKS or suit not in SUITS or face_up > 1:
-        raise MalformedMessage(f"{name} card is not a card")
-    return rank, suit, face_up == 1
-
-
-def _empty(name: str, body: bytes) -> tuple[object, ...]:
-    if body:
-        raise MalformedMessage(f"{name} takes no body")
-    return ()
-
-
-def _flag(name: str, body: bytes) -> tuple[object, ...]:
-    if len(body) != 1 or body[0] > 1:
-        raise MalformedMessage(f"{name} body is not a flag")
-    return (body[0] == 1,)
-
-
-def _count(name: str, body: bytes) -> tuple[object, ...]:
-    if len(body) != 2:
-        raise MalformedMessage(f"{name} body length")
-    return (_U16.unpack(body)[0],)
-
-
-def _fault(name: str, body: bytes) -> tuple[object, ...]:
-    if len(body) != 3:
-        raise MalformedMessage(f"{name} body length")
-    return body[0], _U16.unpack_from(body, 1)[0]
-
-
-def _code(name: str, body: bytes) -> tuple[object, ...]:
-    if len(body) != 1:
-        raise MalformedMessage(f"{name} body length")
-    return (body[0],)
-
-
-def _self_test(name: str, body: bytes) -> tuple[object, ...]:
-    if len(body) != 2 or body[0] > 1:
-        raise MalformedMessage(f"{name} body")
-    return body[0] == 1, body[1]
-
-
-_EVENTS: dict[int, tuple[type[Event], Callable[[str, bytes], tuple[object, ...]]]] = {
-    MsgType.CARD_DRAWN: (CardDrawn, _card),
-    MsgType.CUT_CARD: (CutCardSeen, _empty),
-    MsgType.SHOE_EMPTY: (ShoeEmpty, _empty),
-    MsgType.UNREADABLE_CARD: (UnreadableCard, _empty),
-    MsgType.CARDS_LOADED: (CardsLoaded, _count),
-    MsgType.LID: (LidChanged, _flag),
-    MsgType.FAULT: (DeviceFault, _fault),
-    MsgType.CARD_INSERTED: (CardInserted, _flag),
-    MsgType.PEEK_RESULT: (PeekResult, _flag),
-    MsgType.READER_MALFUNCTION: (ReaderMalfunction, _code),
-    MsgType.TAMPER: (ReaderTamper, _empty),
-    MsgType.SELF_TEST_RESULT: (SelfTestResult, _self_test),
-    MsgType.SHUFFLER_ATTACHED: (ShufflerAttached, _empty),
-    MsgType.SHUFFLER_REMOVED: (ShufflerRemoved, _empty),
-    MsgType.SHUFFLE_STARTED: (ShuffleStarted, _empty),
-    MsgType.SHUFFLE_COMPLETED: (ShuffleCompleted, _count),
-    MsgType.BATCH_READY: (BatchReady, _count),
-    MsgType.JAM: (ShufflerJam, _empty),
-    MsgType.STOPPED: (ShufflerStopped, _empty),
-    MsgType.CYCLE_INCOMPLETE: (CycleIncomplete, _empty),
-    MsgType.DOOR: (DoorChanged, _flag),
-}
-
-
-def decode_event(device: str, event_id: int, mtype: int, body: bytes) -> Event:
-    """Typed event from an authenticated event body; MalformedMessage if it does not fit."""
-    entry = _EVENTS.get(mtype)
-    if entry is None:
-        raise MalformedMessage(f"message type 0x{mtype:02x} is not an event")
-    event, layout = entry
-    return event(device, event_id, *layout(MsgType(mtype).name, body))
-
-
-def decode_status(device: str, payload: bytes) -> Status:
-    if len(payload) != _STATUS.size:
-        raise MalformedMessage("STATUS payload length")
-    state, count, flags = _STATUS.unpack(payload)
-    return Status(device, None, state, count, flags)

@@ -479,7 +479,7 @@ def test_the_device_is_configured_only_when_it_is_not_yet(
 
 
 def test_no_usb_backend_is_an_io_error(mocker: MockerFixture) -> None:
-    mocker.patch("drivers.usb.usb.core.find", side_effect=usb.core.NoBackendError("none"))
+    mocker.patch("usb.core.find", side_effect=usb.core.NoBackendError("none"))
     with pytest.raises(TransportIOError, match="no USB backend"):
         UsbTransport(VENDOR_ID, PRODUCT_ID).open()
 
