@@ -17,12 +17,20 @@ $(VENV)/.created:
 	  || { echo "cannot create a virtual environment: install python3-venv and retry" >&2; exit 1; }
 	@touch $@
 
+# An editable install compiles nothing, and with PYTHONDONTWRITEBYTECODE set no start
+# writes bytecode either: every start would compile each module from source (about a
+# third of the start's time, docs/benchmarks.md). Compiled here once, as an install does;
+# a module edited later is compiled again in memory (its bytecode is stale by mtime).
+COMPILE = $(BIN)/python -m compileall -q controller drivers firmware_sim
+
 $(VENV)/.installed: $(VENV)/.created pyproject.toml
 	$(BIN)/python -m pip install -q -e .
+	$(COMPILE)
 	@touch $@
 
 $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
+	$(COMPILE)
 	@touch $@ $(VENV)/.installed
 
 # ROUNDS=N stops after N rounds; GAME=spanish21 (or midibaccarat) picks the game.
