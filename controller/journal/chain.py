@@ -7,23 +7,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any, Final
 
 GENESIS: Final = "0" * 64  # the "previous hash" of the first row
 _MOVE_REACH: Final = 1_000  # how far from its place a moved row is looked for
+_length: Final = struct.Struct(">I").pack  # a part's length before it
 
 
 def row_hash(seq: int, ts: str, prev: str, body: str) -> str:
-    """A row's hash: over its place, its time, the hash before it and its body."""
-    h = hashlib.sha256()
-    for part in (str(seq), ts, prev, body):
-        data = part.encode("utf-8")
-        h.update(len(data).to_bytes(4, "big"))
-        h.update(data)
-    return h.hexdigest()
+    """A row's hash: over its place, its time, the hash before it and its body, each
+    as its UTF-8 bytes after their length (4 bytes, big-endian), hashed in one call."""
+    parts = (str(seq).encode(), ts.encode(), prev.encode(), body.encode())
+    return hashlib.sha256(b"".join([_length(len(p)) + p for p in parts])).hexdigest()
 
 
 def _json_value(value: object) -> object:
@@ -34,11 +34,22 @@ def _json_value(value: object) -> object:
 
 # Built once: json.dumps with arguments builds a new encoder for every row.
 _CANONICAL: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=_json_value)
+# The C encoder ``_CANONICAL.encode`` builds for each call, built once: the same
+# arguments (no circular check: an entry is a tree), so the same text.
+_C_CANONICAL: Final = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(
+        None, _json_value, encode_basestring_ascii, None, ":", ",", True, False, True
+    )
+)
 
 
 def encode(entry: Mapping[str, object]) -> str:
     """An entry as the canonical JSON its hash is taken over."""
-    return _CANONICAL.encode(entry)
+    if _C_CANONICAL is None or type(entry) is not dict:
+        return _CANONICAL.encode(entry)
+    return "".join(_C_CANONICAL(entry, 0))
 
 
 @dataclass(frozen=True, slots=True)
