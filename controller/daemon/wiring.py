@@ -51,8 +51,15 @@ class PublishingJournal(ObservedJournal):
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        with self._noting_failure(), self.file.transaction():
-            yield
+        # As ``_noting_failure`` around the file's transaction, one generator fewer
+        # for every input.
+        try:
+            with self.file.transaction():
+                yield
+        except JournalError as exc:
+            self._failure = str(exc)
+            raise
+        self._failure = None
 
     @contextlib.contextmanager
     def _noting_failure(self) -> Iterator[None]:
