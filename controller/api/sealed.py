@@ -32,6 +32,8 @@ def carries_sealed_card(value: object) -> bool:
 
 
 def _walk(value: object) -> bool:
+    if type(value) in _SCALARS:
+        return False  # most of what is walked; no ABC check for it
     if isinstance(value, Mapping):
         if value.get("sealed") and value.get("card") is not None:
             return True
