@@ -6,7 +6,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
+
+from controller.jsontext import compact
 
 VERSION = 1
 
@@ -28,22 +29,7 @@ def _json_default(value: object) -> object:
 
 
 # One encoder for every line (json.dumps with arguments builds a new one each call).
-_ENCODER = json.JSONEncoder(separators=(",", ":"), default=_json_default)
-# The C encoder ``_ENCODER.encode`` builds for each call, built once: the same
-# arguments (no circular check: a line is a tree), so the same text.
-_C_ENCODER = (
-    None
-    if c_make_encoder is None
-    else c_make_encoder(
-        None, _json_default, encode_basestring_ascii, None, ":", ",", False, False, True
-    )
-)
-
-
-def _text(message: Mapping[str, object]) -> str:
-    if _C_ENCODER is None or type(message) is not dict:
-        return _ENCODER.encode(message)
-    return "".join(_C_ENCODER(message, 0))
+_text = compact(_json_default, sort_keys=False)
 
 
 def encode(message: Mapping[str, object]) -> bytes:

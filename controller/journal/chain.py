@@ -6,13 +6,13 @@ checkpoint)."""
 from __future__ import annotations
 
 import hashlib
-import json
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any, Final
+
+from controller.jsontext import compact
 
 GENESIS: Final = "0" * 64  # the "previous hash" of the first row
 _MOVE_REACH: Final = 1_000  # how far from its place a moved row is looked for
@@ -33,23 +33,12 @@ def _json_value(value: object) -> object:
 
 
 # Built once: json.dumps with arguments builds a new encoder for every row.
-_CANONICAL: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=_json_value)
-# The C encoder ``_CANONICAL.encode`` builds for each call, built once: the same
-# arguments (no circular check: an entry is a tree), so the same text.
-_C_CANONICAL: Final = (
-    None
-    if c_make_encoder is None
-    else c_make_encoder(
-        None, _json_value, encode_basestring_ascii, None, ":", ",", True, False, True
-    )
-)
+_CANONICAL: Final = compact(_json_value, sort_keys=True)
 
 
 def encode(entry: Mapping[str, object]) -> str:
     """An entry as the canonical JSON its hash is taken over."""
-    if _C_CANONICAL is None or type(entry) is not dict:
-        return _CANONICAL.encode(entry)
-    return "".join(_C_CANONICAL(entry, 0))
+    return _CANONICAL(entry)
 
 
 @dataclass(frozen=True, slots=True)
