@@ -26,12 +26,14 @@ def carries_sealed_card(value: object) -> bool:
     if type(value) is dict:
         if value.get("sealed") and value.get("card") is not None:
             return True
-        if all(type(v) in _SCALARS for v in value.values()):
+        if _SCALARS.issuperset(map(type, value.values())):
             return False  # flat: nothing below it could be marked sealed
     return _walk(value)
 
 
 def _walk(value: object) -> bool:
+    if type(value) in _SCALARS:
+        return False  # most of what is walked; no ABC check for it
     if isinstance(value, Mapping):
         if value.get("sealed") and value.get("card") is not None:
             return True

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
+from controller.jsontext import compact
+
 VERSION = 1
 
 
@@ -27,19 +29,17 @@ def _json_default(value: object) -> object:
 
 
 # One encoder for every line (json.dumps with arguments builds a new one each call).
-_ENCODER = json.JSONEncoder(separators=(",", ":"), default=_json_default)
+_text = compact(_json_default, sort_keys=False)
 
 
 def encode(message: Mapping[str, object]) -> bytes:
-    return (_ENCODER.encode(message) + "\n").encode()
+    return (_text(message) + "\n").encode()
 
 
 def event(seq: int, entry: Mapping[str, object]) -> bytes:
     """The ``event`` line streaming journal entry ``seq``: the same bytes as ``encode``
     of ``{"v", "type", "seq", "entry"}``, the entry encoded once, into the line."""
-    return (
-        f'{{"v":{VERSION},"type":"event","seq":{seq},"entry":{_ENCODER.encode(entry)}}}\n'.encode()
-    )
+    return f'{{"v":{VERSION},"type":"event","seq":{seq},"entry":{_text(entry)}}}\n'.encode()
 
 
 def error(refused: Refused, request_id: str | int | None) -> bytes:

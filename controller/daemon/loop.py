@@ -99,6 +99,7 @@ class TableLoop:
         self.next_step = 0.0
         self.unhealthy = False
         self.interrupted = False  # an ``Interrupt`` stopped play for good
+        self._shown: tuple[object, ...] = ()  # what the status was made from last
 
     def run(self) -> int:
         watchdog = self.notifier.watchdog_interval()
@@ -117,11 +118,10 @@ class TableLoop:
             self._snapshot_if_due()
             if self._done():
                 return self._stop("rounds played")
-            self.status.show(self._state())
+            self._show_status()
             # What systemd's socket could not take yet (READY=1, a ping), tried again on
             # every pass: never a blocking send (controller/daemon/sdnotify.py).
             self.notifier.retry()
-            self.api.set_status(self._snapshot())
             self.view.refresh()
             due = watchdog is not None and time.monotonic() >= next_ping
             if due and self._healthy():
@@ -211,6 +211,17 @@ class TableLoop:
                 "health_check", healthy=healthy, stalled=stalled, journal=journal
             )
         return healthy
+
+    def _show_status(self) -> None:
+        """STATUS= and the API's status, made again only when something they show may
+        have changed: every input writes a row, so the journal's last row, the table's
+        state and readiness tell."""
+        mark = (self.journal.file.last_seq, self.table.state, self.ready)
+        if mark == self._shown:
+            return
+        self._shown = mark
+        self.status.show(self._state())
+        self.api.set_status(self._snapshot())
 
     def _state(self) -> str:
         table = self.table

@@ -44,20 +44,23 @@ class PublishingJournal(ObservedJournal):
         self._api = api
         self._failure: str | None = None  # the last write's error, until one succeeds
 
+    # Each write and each transaction notes its failure, or that it succeeded, for
+    # ``problem``: in line, without a context manager of its own (every row, every input).
+
     def _write(self, entry: Mapping[str, object]) -> int:
-        with self._noting_failure():
+        try:
             self.file.record(entry)
+        except JournalError as exc:
+            self._failure = str(exc)
+            raise
+        self._failure = None
         return self.file.last_seq
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        with self._noting_failure(), self.file.transaction():
-            yield
-
-    @contextlib.contextmanager
-    def _noting_failure(self) -> Iterator[None]:
         try:
-            yield
+            with self.file.transaction():
+                yield
         except JournalError as exc:
             self._failure = str(exc)
             raise

@@ -6,24 +6,24 @@ checkpoint)."""
 from __future__ import annotations
 
 import hashlib
-import json
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final
 
+from controller.jsontext import compact
+
 GENESIS: Final = "0" * 64  # the "previous hash" of the first row
 _MOVE_REACH: Final = 1_000  # how far from its place a moved row is looked for
+_length: Final = struct.Struct(">I").pack  # a part's length before it
 
 
 def row_hash(seq: int, ts: str, prev: str, body: str) -> str:
-    """A row's hash: over its place, its time, the hash before it and its body."""
-    h = hashlib.sha256()
-    for part in (str(seq), ts, prev, body):
-        data = part.encode("utf-8")
-        h.update(len(data).to_bytes(4, "big"))
-        h.update(data)
-    return h.hexdigest()
+    """A row's hash: over its place, its time, the hash before it and its body, each
+    as its UTF-8 bytes after their length (4 bytes, big-endian), hashed in one call."""
+    parts = (str(seq).encode(), ts.encode(), prev.encode(), body.encode())
+    return hashlib.sha256(b"".join([_length(len(p)) + p for p in parts])).hexdigest()
 
 
 def _json_value(value: object) -> object:
@@ -33,12 +33,12 @@ def _json_value(value: object) -> object:
 
 
 # Built once: json.dumps with arguments builds a new encoder for every row.
-_CANONICAL: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=_json_value)
+_CANONICAL: Final = compact(_json_value, sort_keys=True)
 
 
 def encode(entry: Mapping[str, object]) -> str:
     """An entry as the canonical JSON its hash is taken over."""
-    return _CANONICAL.encode(entry)
+    return _CANONICAL(entry)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -41,6 +42,27 @@ from controller.journal.inspect import Inspection, inspect
 from drivers import failpoints
 
 log = structlog.get_logger("controller.journal")
+
+
+def _text(when: datetime) -> str:
+    return when.isoformat(timespec="microseconds")
+
+
+class UtcText:
+    """The system clock's time now, as ``_text(datetime.now(UTC))`` writes it
+    (``2026-12-01T13:59:24.123456+00:00``), its date and second formatted once a
+    second: a row's time at a quarter of the cost."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._prefix = ""
+
+    def __call__(self) -> str:
+        second, micros = divmod(time.time_ns() // 1_000, 1_000_000)
+        if second != self._second:
+            self._second = second
+            self._prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        return f"{self._prefix}.{micros:06d}+00:00"
 
 
 class SqliteJournal:
@@ -63,6 +85,8 @@ class SqliteJournal:
         self.files = JournalFiles.of(path)
         self.path = self.files.db
         self._clock = clock or (lambda: datetime.now(UTC))
+        # A row's time as text: the given clock's, or the system's (``UtcText``).
+        self._now: Any = UtcText() if clock is None else lambda: _text(clock())
         self._every = checkpoint_every
         self.created = self.files.missing() or self.files.unfinished()
         if self.created:
@@ -132,7 +156,7 @@ class SqliteJournal:
 
     def _insert(self, body: str) -> None:
         seq = self._seq + 1
-        ts = self._clock().isoformat(timespec="microseconds")
+        ts = self._now()
         digest = row_hash(seq, ts, self._prev, body)
         try:
             if self._open is not None and not self._db.in_transaction:

@@ -43,7 +43,7 @@ from controller.table.halts import (
     Halt,
     Halting,
 )
-from controller.table.machine import bound_method, build_machine
+from controller.table.machine import Triggers, bound_method, build_machine
 from drivers import messages as m
 
 log = structlog.get_logger("controller.table")
@@ -144,6 +144,7 @@ class Table(Halting):
             initial=initial,
             name=game,
         )
+        self._triggers = Triggers(self._machine, self)
         self._commands = self._handlers(self.COMMANDS)
         self._checks = {kind: bound_method(self, self._parts, n) for kind, n in self.CHECKS.items()}
         self._events = self._handlers(self.EVENTS)
@@ -270,7 +271,7 @@ class Table(Halting):
         """Run ``trigger``; refuse the input when no transition of the current state takes it
         (none from this state, or none whose conditions hold)."""
         try:
-            done = getattr(self, trigger)(item)
+            done = self._triggers.fire(trigger, item)
         except MachineError:
             done = False
         if not done:

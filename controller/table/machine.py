@@ -13,9 +13,10 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from transitions import Machine
+from transitions import Machine, MachineError
 
 
 class _QuietOverride(logging.Filter):
@@ -82,3 +83,120 @@ def _callback(spec: Any, model: object, parts: Mapping[str, object]) -> Any:
     if isinstance(spec, str) and "." in spec:
         return bound_method(model, parts, spec)
     return spec
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One transition of a trigger from one state, as ``Transition.execute`` runs it:
+    its prepare callbacks, its conditions (each a callable and the result it must
+    equal), its before callbacks, the state change, its after callbacks. A name is the
+    model's method, looked up each time as the machine does."""
+
+    prepare: tuple[Any, ...]
+    conditions: tuple[tuple[Any, bool], ...]
+    before: tuple[Any, ...]
+    dest: str | None
+    after: tuple[Any, ...]
+
+    def names(self) -> list[str]:
+        """The callbacks and conditions named, not given as callables."""
+        funcs = (*self.prepare, *(c for c, _ in self.conditions), *self.before, *self.after)
+        return [f for f in funcs if isinstance(f, str)]
+
+    def run(self, model: Any, args: tuple[Any, ...]) -> bool:
+        for func in self.prepare:
+            _call(model, func, args)
+        for func, target in self.conditions:
+            if _call(model, func, args) != target:
+                return False
+        for func in self.before:
+            _call(model, func, args)
+        if self.dest is not None:
+            model.state = self.dest  # as ``Machine.set_state``
+        for func in self.after:
+            _call(model, func, args)
+        return True
+
+
+def _call(model: object, func: Any, args: tuple[Any, ...]) -> Any:
+    return (getattr(model, func) if isinstance(func, str) else func)(*args)
+
+
+class Triggers:
+    """The machine's triggers, fired without its per-call machinery (event data,
+    partials, queue, logging) where that adds nothing: no machine, state, enter or exit
+    callback, no queue, no ignored trigger, every name a method of the model. The same
+    transitions, in the same order, with the same callbacks; otherwise the machine's own
+    trigger runs."""
+
+    def __init__(self, machine: Machine, model: Any) -> None:
+        self._machine = machine
+        self._model = model
+        self._steps = _steps(machine, model) if _plain(machine) else None
+
+    def fire(self, trigger: str, *args: Any) -> bool:
+        """As ``model.<trigger>(*args)``: True once a transition ran, False when none
+        of the current state's conditions held; ``MachineError`` from a state that
+        has none."""
+        if self._steps is None:
+            done: bool = getattr(self._model, trigger)(*args)
+            return done
+        state = self._model.state
+        steps = self._steps[trigger].get(state)
+        if steps is None:
+            name = self._machine.name
+            raise MachineError(f"{name}Can't trigger event {trigger} from state {state}!")
+        return any(step.run(self._model, args) for step in steps)
+
+
+def _plain(machine: Machine) -> bool:
+    """Whether the machine's triggers do nothing but run their transitions."""
+    hooks = (
+        machine.prepare_event,
+        machine.before_state_change,
+        machine.after_state_change,
+        machine.finalize_event,
+        machine.on_exception,
+        machine.on_final,
+    )
+    direct = not (machine.has_queue or machine.send_event or machine.ignore_invalid_triggers)
+    return (
+        direct and not any(hooks) and machine.model_attribute == "state" and _plain_states(machine)
+    )
+
+
+def _plain_states(machine: Machine) -> bool:
+    """Whether no state has a callback of its own or ignores a trigger."""
+    return all(
+        not (s.on_enter or s.on_exit or s.final)
+        and s.ignore_invalid_triggers is None
+        and s.value == s.name
+        for s in machine.states.values()
+    )
+
+
+def _steps(machine: Machine, model: object) -> dict[str, dict[str, tuple[_Step, ...]]] | None:
+    """Each trigger's transitions from each state; None if a name is not a method."""
+    steps = {
+        trigger: {
+            source: tuple(_step(t) for t in transitions)
+            for source, transitions in event.transitions.items()
+        }
+        for trigger, event in machine.events.items()
+    }
+    names = [name for by_source in steps.values() for name in _names(by_source)]
+    return steps if all(callable(getattr(model, n, None)) for n in names) else None
+
+
+def _names(by_source: dict[str, tuple[_Step, ...]]) -> list[str]:
+    return [name for found in by_source.values() for step in found for name in step.names()]
+
+
+def _step(transition: Any) -> _Step:
+    return _Step(
+        tuple(transition.prepare),
+        tuple((c.func, c.target) for c in transition.conditions),
+        tuple(transition.before),
+        transition.dest or None,
+        tuple(transition.after),
+    )

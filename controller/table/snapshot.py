@@ -114,7 +114,7 @@ def _attributes(obj: object) -> dict[str, object]:
 
 def _wiring(table: Table) -> set[int]:
     """What every table is wired to, by identity: never state."""
-    wired: list[object] = [table, *table._parts.values(), table.machine]
+    wired: list[object] = [table, *table._parts.values(), table.machine, table._triggers]
     wired += [table._journal, table._devices, getattr(table, "rules", None)]
     return {id(obj) for obj in wired if obj is not None}
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from controller.journal import JournalError, SqliteJournal, verify
+from controller.journal.store import UtcText
 
 
 def _filled(path: Path, n: int = 10) -> None:
@@ -181,3 +183,13 @@ def test_rows_are_read_backwards_from_the_end_or_from_a_row(tmp_path: Path) -> N
         assert [r.entry["n"] for r in journal.rows_backwards(before=3)] == [1, 0]
         backwards = journal.rows_backwards()
         assert next(backwards).entry == {"type": "t", "n": 4}
+
+
+def test_a_rows_time_is_written_as_an_aware_utc_datetime_writes_it() -> None:
+    now = UtcText()
+    for _ in range(3):
+        before = datetime.now(UTC).replace(microsecond=0)
+        text = now()
+        written = datetime.fromisoformat(text)
+        assert text == written.isoformat(timespec="microseconds")
+        assert before <= written <= datetime.now(UTC) + timedelta(milliseconds=1)
