@@ -16,7 +16,8 @@ Measured, in --runs interleaved runs, each part beside its reference:
   the same time, the link alone (link_bench.py's idle pair: a manual shoe simulator
   and a ShoeDriver in this process). After --settle seconds, over --idle-seconds:
   CPU share of a core and wake-ups per second (times scheduled in, from schedstat)
-  of the daemon, each of its simulators, the bare host driver and its simulator.
+  of the daemon, each of its simulators, the bare host driver's I/O thread and its
+  simulator.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import queue
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,9 +46,12 @@ IDLE_PACE_MS = 3_600_000  # the simulated dealer's next action is an hour away
 
 
 def sched(pid: int) -> tuple[int, int]:
-    """(CPU ns, times scheduled in) of every live thread of ``pid``."""
+    """(CPU ns, times scheduled in) of every live thread of ``pid`` (of thread ``-pid``
+    alone when negative)."""
     cpu = runs = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
+    tasks = [str(-pid)] if pid < 0 else os.listdir(f"/proc/{pid}/task")
+    pid = abs(pid) if pid > 0 else os.getpid()
+    for task in tasks:
         try:
             fields = Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()
         except FileNotFoundError:
@@ -112,6 +117,14 @@ def link_card(tmp: Path, name: str, cards: int) -> dict[str, float]:
 # ----------------------------------------------------------------- idle
 
 
+def driver_thread(drv: object) -> int:
+    """The native id of a started driver's I/O thread (this process's other threads,
+    such as the daemon's notify socket reader, are not the link's)."""
+    thread = getattr(drv, "_thread", None)
+    assert isinstance(thread, threading.Thread) and thread.native_id is not None
+    return thread.native_id
+
+
 def idle(tmp: Path, name: str, settle: float, seconds: float, seed: int) -> dict[str, float]:
     """CPU % of a core and wake-ups/s of an idle daemon and its simulators, and of the
     link alone at the same time."""
@@ -130,7 +143,7 @@ def idle(tmp: Path, name: str, settle: float, seconds: float, seed: int) -> dict
             pids = {
                 "daemon": d.proc.pid,
                 **{f"daemon_{k}": p for k, p in children(d.proc.pid).items()},
-                "link_host": os.getpid(),
+                "link_host": -driver_thread(drv),
                 "link_sim": sim.process.pid,
             }
             time.sleep(settle)
