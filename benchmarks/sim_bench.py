@@ -7,7 +7,8 @@ Measured, in --runs interleaved runs, each part beside its reference:
   as its own process. A subscriber on events.sock counts the shoe's `card_drawn`
   lines; between the --skip-th card and --cards cards later, the CPU time of the
   shoe simulator's process (`/proc/PID/task/*/schedstat`, nanoseconds), of the
-  shuffler simulator and of the daemon (all threads), divided by those cards.
+  shuffler simulator and of the daemon (all threads), divided by those cards; and the
+  shoe simulator's wake-ups (times scheduled in) per card.
   Reference, right after in the same run: the link alone, link_bench.py's flat deal
   (`firmware-sim shoe --pace instant` into a bare ShoeDriver and a consumer that
   commits): the host's CPU per card (all threads of this process), and the
@@ -104,7 +105,9 @@ def daemon_card(tmp: Path, name: str, skip: int, cards: int, seed: int) -> dict[
                 end = snapshot(pids)
                 break
         stream.close()
-    return {who: (end[who][0] - start[who][0]) / cards / 1e3 for who in pids}
+    out = {who: (end[who][0] - start[who][0]) / cards / 1e3 for who in pids}
+    out["shoe_wakeups"] = (end["shoe"][1] - start["shoe"][1]) / cards
+    return out
 
 
 def link_card(tmp: Path, name: str, cards: int) -> dict[str, float]:
@@ -177,6 +180,7 @@ def report(card: list[dict[str, float]], idle_runs: list[dict[str, float]]) -> N
     print("|---|---|")
     rows: list[tuple[str, str, list[dict[str, float]]]] = [
         ("shoe simulator CPU per card, daemon at pace 0 (us)", "shoe", card),
+        ("shoe simulator wake-ups per card, same runs", "shoe_wakeups", card),
         ("shuffler simulator CPU per card, same runs (us)", "shuffler", card),
         ("daemon CPU per card, all threads, same runs (us)", "daemon", card),
         ("reference: the link alone, host CPU per card (us)", "link_host", card),

@@ -149,9 +149,7 @@ class FaultLayer:
     def apply(self, frame: bytes, now: float) -> list[Outgoing]:
         """What to put on the wire for one frame from the link."""
         if self._quiet:
-            event_id = self._event_id(frame)
-            if event_id is not None and event_id > self._highest_sent:
-                self._highest_sent = event_id
+            self._note_sent(frame)
             return [Outgoing(now, frame)]
         faults = [name for name in RATE_FAULTS if self._draw(name)]
         scripted, delay_ms = self._scripted(frame)
@@ -185,6 +183,12 @@ class FaultLayer:
         for entry in entries:
             log.info("scripted_fault", fault=entry.fault, event_id=event_id)
         return [e.fault for e in entries], sum(e.delay_ms for e in entries if e.fault == "delay")
+
+    def _note_sent(self, frame: bytes) -> None:
+        """Keep count of the highest event sent, for a script that may come later."""
+        event_id = self._event_id(frame)
+        if event_id is not None and event_id > self._highest_sent:
+            self._highest_sent = event_id
 
     def take_nak(self) -> bool:
         """Whether a scripted NAK is due (sent by the owner outside the link's write call)."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 import os
 import select
 import signal
@@ -89,14 +88,7 @@ class Wire:
 
     def flush(self, fd: int, now: float) -> None:
         """Write the frames that are due, in one system call when they all fit."""
-        # A delayed head holds back everything behind it, as on a real serial line.
-        queue = self._queue
-        while queue and queue[0].not_before <= now:
-            due = [queue[0]]
-            for item in itertools.islice(queue, 1, None):
-                if item.not_before > now:
-                    break
-                due.append(item)
+        while due := self._due(now):
             if self.card_writes is not None:
                 for item in due:
                     _trace_card(item.data, self.card_writes)
@@ -107,6 +99,16 @@ class Wire:
                 return  # the host is not reading; select waits for room
             if not self._written(n):
                 return
+
+    def _due(self, now: float) -> list[Outgoing]:
+        """The frames at the queue's head that may leave now. A delayed head holds back
+        everything behind it, as on a real serial line."""
+        due: list[Outgoing] = []
+        for item in self._queue:
+            if item.not_before > now:
+                break
+            due.append(item)
+        return due
 
     def _written(self, n: int) -> bool:
         """Drop the ``n`` bytes written from the queue's head; False if a frame was cut."""
