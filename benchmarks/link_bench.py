@@ -13,7 +13,7 @@ Measured in one run, on this machine:
   put); a consumer thread takes it (time noted again) and commits it. p50 and p99 of
   write -> delivered, and of write -> taken by the consumer;
 * host CPU per card: all host threads' CPU time while the simulator deals flat out
-  (--pace instant), divided by the cards;
+  (--pace instant), divided by the cards; the simulator's own CPU time beside it;
 * idle: host CPU share of a connected link with no cards (heartbeats only), and the
   simulator's own share, over --idle-seconds.
 Both clocks are CLOCK_MONOTONIC, shared by all processes on the machine.
@@ -33,6 +33,7 @@ import tempfile
 import threading
 import time
 import tty
+from dataclasses import dataclass
 from pathlib import Path
 
 import serial
@@ -115,10 +116,23 @@ class StampingQueue(queue.SimpleQueue[m.Event]):
         super().put(item, block, timeout)
 
 
-def deal(
-    tmp: Path, name: str, cards: int, pace: list[str]
-) -> tuple[dict[int, int], dict[int, int], dict[int, int], float]:
-    """Deal ``cards`` cards; return (written, delivered, taken) ns by event id, host CPU s."""
+def sim_cpu_seconds(sim: SimProcess) -> float:
+    """CPU time of a (single-threaded) simulator's process, from its schedstat (ns)."""
+    assert sim.process is not None
+    return int(Path(f"/proc/{sim.process.pid}/schedstat").read_text().split()[0]) / 1e9
+
+
+@dataclass
+class Dealt:
+    written: dict[int, int]  # event id -> ns of its frame's first write
+    delivered: dict[int, int]  # ... -> ns of the CardDrawn put on the queue
+    taken: dict[int, int]  # ... -> ns of the consumer's take
+    host_cpu: float  # seconds, all threads of this process
+    sim_cpu: float  # seconds, the simulator's process, from the driver's start
+
+
+def deal(tmp: Path, name: str, cards: int, pace: list[str]) -> Dealt:
+    """Deal ``cards`` cards through a bare ShoeDriver and a consumer that commits."""
     trace = tmp / f"{name}.trace"
     decks = min(64, -(-cards // 52))
     sim = SimProcess(
@@ -143,18 +157,18 @@ def deal(
         done.set()
 
     threading.Thread(target=consume, daemon=True).start()
-    cpu0 = time.process_time()
+    cpu0, sim0 = time.process_time(), sim_cpu_seconds(sim)
     drv.start()
     if not done.wait(300):
         raise SystemExit(f"{name}: only {len(taken)} of {cards} cards arrived")
-    cpu = time.process_time() - cpu0
+    cpu, sim_cpu = time.process_time() - cpu0, sim_cpu_seconds(sim) - sim0
     drv.stop()
     sim.stop()
     written = {}
     for line in trace.read_text().splitlines():
         event_id, ns = line.split()
         written[int(event_id)] = int(ns)
-    return written, events.delivered, taken, cpu
+    return Dealt(written, events.delivered, taken, cpu, sim_cpu)
 
 
 def idle_shares(tmp: Path, seconds: float) -> tuple[float, float]:
@@ -195,10 +209,10 @@ def main() -> None:
         paced = ["--pace", "realistic", "--pace-ms", "1"]
         for n in range(args.rounds):
             floor += floor_latencies(tmpdir, per_round, 1000)
-            written, delivered, taken, _ = deal(tmp, f"paced{n}", per_round, paced)
-            lat += [(delivered[i] - written[i]) / 1e3 for i in taken]
-            lat_taken += [(taken[i] - written[i]) / 1e3 for i in taken]
-        _, _, flat_taken, cpu = deal(tmp, "flat", args.cards, ["--pace", "instant"])
+            d = deal(tmp, f"paced{n}", per_round, paced)
+            lat += [(d.delivered[i] - d.written[i]) / 1e3 for i in d.taken]
+            lat_taken += [(d.taken[i] - d.written[i]) / 1e3 for i in d.taken]
+        flat = deal(tmp, "flat", args.cards, ["--pace", "instant"])
         idle_host, idle_sim = idle_shares(tmp, args.idle_seconds)
     result = {
         "cards": len(lat),
@@ -209,7 +223,8 @@ def main() -> None:
         "card_p99_over_floor_p99": round(pct(lat, 0.99) / pct(floor, 0.99), 2),
         "taken_p50_us": round(statistics.median(lat_taken), 1),
         "taken_p99_us": round(pct(lat_taken, 0.99), 1),
-        "host_cpu_us_per_card": round(cpu / len(flat_taken) * 1e6, 1),
+        "host_cpu_us_per_card": round(flat.host_cpu / len(flat.taken) * 1e6, 1),
+        "sim_cpu_us_per_card": round(flat.sim_cpu / len(flat.taken) * 1e6, 1),
         "host_idle_cpu_percent": round(idle_host * 100, 3),
         "sim_idle_cpu_percent": round(idle_sim * 100, 3),
     }
@@ -231,6 +246,7 @@ def main() -> None:
     print(f"| card frame written -> taken by consumer, p50 | {r['taken_p50_us']} us | |")
     print(f"| card frame written -> taken by consumer, p99 | {r['taken_p99_us']} us | |")
     print(f"| host CPU per card, dealt flat out | {r['host_cpu_us_per_card']} us | < 100 us |")
+    print(f"| simulator CPU per card, dealt flat out | {r['sim_cpu_us_per_card']} us | |")
     print(f"| host CPU, connected idle link | {r['host_idle_cpu_percent']} % | < 1 % |")
     print(f"| simulator CPU, connected idle link | {r['sim_idle_cpu_percent']} % | |")
 

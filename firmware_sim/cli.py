@@ -22,6 +22,7 @@ from firmware_sim.control import one_line
 from firmware_sim.devices import Firmware, Pace, ReaderFirmware, ShoeFirmware, ShufflerFirmware
 from firmware_sim.endpoint import Identity
 from firmware_sim.faults import FaultLayer, FaultSpec, load_faults
+from firmware_sim.logsink import LogSink, processors
 from firmware_sim.process import Simulator, Wire
 
 PROG = "firmware-sim"
@@ -131,21 +132,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def configure_logging(level: str) -> None:
+def configure_logging(level: str, device: str) -> LogSink:
+    """The JSON log on standard output, in batches the simulator's loop writes."""
+    sink = LogSink(sys.stdout.fileno())
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.ExceptionRenderer(
-                structlog.tracebacks.ExceptionDictTransformer(show_locals=False)
-            ),
-            structlog.processors.JSONRenderer(),
-        ],
+        processors=processors(device),
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(sys.stdout),
+        logger_factory=lambda *_args: sink,
         cache_logger_on_first_use=True,
     )
+    return sink
 
 
 def _shoe_cards(args: argparse.Namespace) -> list[str]:
@@ -178,7 +174,7 @@ def _check_link_path(path: str) -> None:
         raise ValueError(f"link path {path} exists and is not a symlink")
 
 
-def build(args: argparse.Namespace) -> Simulator:
+def build(args: argparse.Namespace, log_sink: LogSink | None = None) -> Simulator:
     """The simulator the arguments describe; ValueError, KeyFileError or OSError for bad
     input or an unusable environment."""
     kind = m.DeviceKind[args.kind.upper()]
@@ -225,15 +221,22 @@ def build(args: argparse.Namespace) -> Simulator:
         control_path=control,
         trace_path=args.trace_writes,
         parent_fd=0 if args.exit_with_parent else None,
+        log_sink=log_sink,
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    configure_logging(args.log_level)
-    structlog.contextvars.bind_contextvars(device=args.kind)
+    sink = configure_logging(args.log_level, args.kind)
     try:
-        sim = build(args)
+        return _run(args, sink)
+    finally:
+        sink.flush()
+
+
+def _run(args: argparse.Namespace, sink: LogSink) -> int:
+    try:
+        sim = build(args, sink)
     except (ValueError, KeyFileError, OSError) as exc:
         print(f"{PROG}: error: {one_line(str(exc))}", file=sys.stderr)
         return 2

@@ -139,6 +139,8 @@ class FaultLayer:
 
     def replace(self, spec: FaultSpec) -> None:
         self.spec = spec
+        # Nothing can befall a frame: no draws (a new spec reseeds the generator anyway).
+        self._quiet = not spec.script and not any(spec.rates.values())
         self._rng = random.Random(spec.seed)
         self._script: dict[int, list[ScriptEntry]] = {}
         for entry in spec.script:
@@ -146,6 +148,9 @@ class FaultLayer:
 
     def apply(self, frame: bytes, now: float) -> list[Outgoing]:
         """What to put on the wire for one frame from the link."""
+        if self._quiet:
+            self._note_sent(frame)
+            return [Outgoing(now, frame)]
         faults = [name for name in RATE_FAULTS if self._draw(name)]
         scripted, delay_ms = self._scripted(frame)
         faults += scripted
@@ -179,6 +184,12 @@ class FaultLayer:
             log.info("scripted_fault", fault=entry.fault, event_id=event_id)
         return [e.fault for e in entries], sum(e.delay_ms for e in entries if e.fault == "delay")
 
+    def _note_sent(self, frame: bytes) -> None:
+        """Keep count of the highest event sent, for a script that may come later."""
+        event_id = self._event_id(frame)
+        if event_id is not None and event_id > self._highest_sent:
+            self._highest_sent = event_id
+
     def take_nak(self) -> bool:
         """Whether a scripted NAK is due (sent by the owner outside the link's write call)."""
         if not self._nak_requests:
@@ -191,9 +202,12 @@ class FaultLayer:
         return self._rng.random() < self.spec.rates.get(name, 0.0)
 
     def _event_id(self, frame: bytes) -> int | None:
-        if codec.check(frame) != len(frame):
+        """The event id a sequenced event frame from the link carries (read from its
+        header: the link hands over whole, valid frames, before any fault)."""
+        if (
+            len(frame) < codec.MIN_FRAME + 4
+            or not frame[3] & codec.FLAG_SEQUENCED
+            or frame[6] not in self._event_types
+        ):
             return None
-        f = codec.parse(frame, 0, len(frame))
-        if not f.sequenced or f.type not in self._event_types or len(f.payload) < 4:
-            return None
-        return m.split_event(f.payload)[0]
+        return int.from_bytes(frame[codec.HEADER_LEN : codec.HEADER_LEN + 4], "big")

@@ -25,6 +25,7 @@ from drivers import messages as m
 from firmware_sim.control import CommandError, ControlServer, Fields, Reply, int_field
 from firmware_sim.devices.base import Command, Firmware, dispatch, no_fields
 from firmware_sim.faults import FaultLayer, FaultSpec, Outgoing
+from firmware_sim.logsink import LogSink
 
 log = structlog.get_logger("firmware_sim")
 
@@ -86,19 +87,40 @@ class Wire:
         return self._queue[0].not_before if self._queue else None
 
     def flush(self, fd: int, now: float) -> None:
-        # A delayed head holds back everything behind it, as on a real serial line.
-        while self.ready(now):
-            head = self._queue[0]
+        """Write the frames that are due, in one system call when they all fit."""
+        while due := self._due(now):
             if self.card_writes is not None:
-                _trace_card(head.data, self.card_writes)
+                for item in due:
+                    _trace_card(item.data, self.card_writes)
+            data = due[0].data if len(due) == 1 else b"".join(item.data for item in due)
             try:
-                n = os.write(fd, head.data)
+                n = os.write(fd, data)
             except BlockingIOError:
                 return  # the host is not reading; select waits for room
+            if not self._written(n):
+                return
+
+    def _due(self, now: float) -> list[Outgoing]:
+        """The frames at the queue's head that may leave now. A delayed head holds back
+        everything behind it, as on a real serial line."""
+        due: list[Outgoing] = []
+        for item in self._queue:
+            if item.not_before > now:
+                break
+            due.append(item)
+        return due
+
+    def _written(self, n: int) -> bool:
+        """Drop the ``n`` bytes written from the queue's head; False if a frame was cut."""
+        queue = self._queue
+        while n and queue:
+            head = queue[0]
             if n < len(head.data):
                 head.data = head.data[n:]
-                return
-            self._queue.popleft()
+                return False
+            n -= len(head.data)
+            queue.popleft()
+        return True
 
     def save_trace(self, path: str) -> None:
         with open(path, "w", encoding="ascii") as fh:
@@ -128,8 +150,10 @@ class Simulator:
         trace_path: str | None = None,
         parent_fd: int | None = None,
         clock: Callable[[], float] = time.monotonic,
+        log_sink: LogSink | None = None,
     ) -> None:
         self.firmware = firmware
+        self._log = log_sink
         # A pipe from the parent that it never writes to: its end (EOF) means the parent
         # is gone, even killed outright, and the simulator must not outlive it.
         self._parent_fd = parent_fd
@@ -254,10 +278,15 @@ class Simulator:
         if self.pty is not None:
             self.wire.flush(self.pty.master, now)
         self._note_session()
+        log_due = self._log.due() if self._log is not None else None
+        if log_due is not None and now >= log_due:
+            self._log.flush()  # type: ignore[union-attr]
 
     def _next_deadline(self, now: float) -> float:
         deadlines = [self.endpoint.link.next_deadline()]
-        for when in (self.firmware.next_deadline(), self._replug_at, self.wire.next_release()):
+        log_due = self._log.due() if self._log is not None else None
+        timers = (self.firmware.next_deadline(), self._replug_at, self.wire.next_release(), log_due)
+        for when in timers:
             # A due wire head waits for the port to be writable, not for the clock.
             if when is not None and when > now:
                 deadlines.append(when)

@@ -20,7 +20,14 @@ class LinkConfig:
 
     @property
     def heartbeat_interval(self) -> float:
+        """A device's idle time before its HEARTBEAT (docs/protocol.md 7.6)."""
         return self.link_timeout / 4
+
+    @property
+    def host_heartbeat_interval(self) -> float:
+        """The host's idle time before a HEARTBEAT of its own: it answers the device's,
+        so this fires only when the device's heartbeats stop coming (7.6)."""
+        return self.link_timeout / 2
 
     @property
     def rto_ceiling(self) -> float:

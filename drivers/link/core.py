@@ -64,6 +64,7 @@ class Link:
         self._ctl_out = 0  # rising counter in every ACK, NAK and HEARTBEAT: no replays
         self._ctl_in = 0
         self._garbage_naked = False
+        self._heard_heartbeat = False
         self._held: list[codec.Frame] = []
         now = self.clock()
         self._last_rx = now
@@ -172,7 +173,16 @@ class Link:
                 break
         if ack_now or self._rx_unacked >= max(1, self.config.window // 2):
             self._send_control(MsgType.ACK)
+        if self._heard_heartbeat:
+            self._answer_heartbeat(now)
         return out
+
+    def _answer_heartbeat(self, now: float) -> None:
+        """A HEARTBEAT is answered at once by one of ours, unless we sent a frame in the
+        last half heartbeat interval: the two ends' heartbeats share one exchange (7.6)."""
+        self._heard_heartbeat = False
+        if self.established and now - self._last_tx >= self.config.heartbeat_interval / 2:
+            self._send_control(MsgType.HEARTBEAT)
 
     def _count(self, verdict: str, now: float) -> bool:
         """The receiving side's note of one frame; True when an ACK must go at once."""
@@ -248,6 +258,8 @@ class Link:
         if f.type == MsgType.NAK:
             self.stats.naks_rx += 1
             self._sender.on_nak(now)
+        elif f.type == MsgType.HEARTBEAT:
+            self._heard_heartbeat = True
         return "control"
 
     def _auth_failed(self, now: float) -> str:
@@ -270,9 +282,15 @@ class Link:
         if self._ack_due is not None and now >= self._ack_due:
             self._send_control(MsgType.ACK)
         self._sender.on_timer(now)
-        if now - self._last_tx >= self.config.heartbeat_interval:
+        if now - self._last_tx >= self._idle_interval():
             self._send_control(MsgType.HEARTBEAT)
         return out
+
+    def _idle_interval(self) -> float:
+        """Idle time before our own HEARTBEAT: the device's pace, or the host's longer
+        one (the host answers the device's heartbeats; 7.6)."""
+        cfg = self.config
+        return cfg.heartbeat_interval if self.is_device else cfg.host_heartbeat_interval
 
     def _drop_stalled(self, now: float) -> list[tuple[int, bytes]]:
         """A partial frame with no new byte for ``stale_after`` is dropped; what follows
@@ -293,7 +311,7 @@ class Link:
             candidates.append(self._last_byte + cfg.stale_after)
         if self.established:
             candidates.append(self._last_rx + cfg.link_timeout)
-            candidates.append(self._last_tx + cfg.heartbeat_interval)
+            candidates.append(self._last_tx + self._idle_interval())
             if self._ack_due is not None:
                 candidates.append(self._ack_due)
             retransmit = self._sender.deadline()
