@@ -31,7 +31,11 @@ from controller.table.events import Command
 from drivers import messages as m
 from drivers.device import DeviceDriver
 
-WAKE: Final = 0.2  # the loop looks at its clocks at least this often
+# The loop looks at its clocks at least this often. What it does when idle waits for
+# its own time (the watchdog's ping, the console's pace and polling) or comes through
+# the inbox, which wakes it at once; at 0.2 s this wake was a quarter of an idle
+# daemon's wake-ups (benchmarks/sim_bench.py --parts idle).
+WAKE: Final = 1.0
 STALLED_AFTER: Final = 10.0  # the queue not emptied for this long: no watchdog ping
 # What each device event says of its device's health, for STATUS= and the live view.
 HEALTH: Final[Mapping[type[m.Event], str]] = {
