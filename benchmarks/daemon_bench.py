@@ -39,30 +39,26 @@ time.monotonic is CLOCK_MONOTONIC, one clock for every process on the machine.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
-import signal
-import socket
-import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from link_bench import floor_latencies, pct  # noqa: E402
-
-READY_TIMEOUT = 30.0
-STREAM_TIMEOUT = 60.0  # no event line for this long: the daemon is stuck
-MB = 1024 * 1024
+from daemon_harness import (
+    MB,
+    Stream,
+    card_entries,
+    daemon,
+    rss_bytes,
+    run_args,
+    tablectl,
+)
+from daemon_throughput import measure_throughput, report_throughput
+from link_bench import floor_latencies, pct
 
 # The daemon as `tablectl run`, the shoe simulator tracing its card writes (card path).
 TRACING = """
@@ -77,174 +73,6 @@ def simulators(scenario, workdir, key):
 simulated.simulators = simulators
 sys.exit(cli.main(["run", *sys.argv[1:]]))
 """
-
-
-# The daemon as `tablectl run`, its journal's rows and commits counted (throughput).
-COUNTING = """
-import atexit, json, sys
-from pathlib import Path
-from controller import cli
-from controller.journal import store
-counts = {"rows": 0, "commits": 0, "open": False}
-def trace(sql):
-    word = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
-    if word == "BEGIN":
-        counts["open"] = True
-    elif word in ("COMMIT", "ROLLBACK"):
-        counts["commits"] += word == "COMMIT"
-        counts["open"] = False
-    elif word == "INSERT":
-        counts["rows"] += 1
-        counts["commits"] += not counts["open"]
-connect = store.SqliteJournal._connect
-def counted(self, seen):
-    db = connect(self, seen)
-    db.set_trace_callback(trace)
-    return db
-store.SqliteJournal._connect = counted
-out = Path(sys.argv[sys.argv.index("--workdir") + 1]) / "commits.json"
-atexit.register(lambda: out.write_text(json.dumps(counts)))
-sys.exit(cli.main(["run", *sys.argv[1:]]))
-"""
-
-
-def tablectl() -> list[str]:
-    script = Path(sys.executable).with_name("tablectl")
-    if script.exists():
-        return [str(script), "run"]
-    return [sys.executable, "-m", "controller.cli", "run"]
-
-
-def run_args(game: str, pace_ms: int, seed: int, workdir: Path) -> list[str]:
-    return [
-        "--simulate",
-        "--game",
-        game,
-        "--pace-ms",
-        str(pace_ms),
-        "--seed",
-        str(seed),
-        "--workdir",
-        str(workdir),
-    ]
-
-
-def rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError(f"no VmRSS for pid {pid}")
-
-
-class Notify:
-    """systemd's side of NOTIFY_SOCKET: the READY=1 arrival, every datagram drained
-    (a full datagram queue would block the daemon's sendto)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(str(path))
-        self.sock.settimeout(0.1)
-        self.ready_ns: int | None = None
-        self.ready = threading.Event()
-        self._stop = False
-        self._thread = threading.Thread(target=self._drain, daemon=True)
-        self._thread.start()
-
-    def _drain(self) -> None:
-        while not self._stop:
-            try:
-                data = self.sock.recv(4096)
-            except TimeoutError:
-                continue
-            at = time.monotonic_ns()
-            if self.ready_ns is None and b"READY=1" in data.split(b"\n"):
-                self.ready_ns = at
-                self.ready.set()
-
-    def close(self) -> None:
-        self._stop = True
-        self._thread.join()
-        self.sock.close()
-
-
-@dataclass
-class Daemon:
-    proc: subprocess.Popen[bytes]
-    notify: Notify
-    workdir: Path
-    spawned_ns: int
-    stderr: Path
-
-    def wait_ready(self) -> float:
-        """Seconds from spawn to READY=1."""
-        deadline = time.monotonic() + READY_TIMEOUT
-        while not self.notify.ready.wait(0.1):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the daemon did not report READY=1: {self.tail()}")
-        assert self.notify.ready_ns is not None
-        return (self.notify.ready_ns - self.spawned_ns) / 1e9
-
-    def tail(self) -> str:
-        return self.stderr.read_text(errors="replace")[-2000:]
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            code = self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise SystemExit("the daemon did not stop within 30 s of SIGTERM") from None
-        if code != 0:
-            raise SystemExit(f"the daemon exited with status {code}: {self.tail()}")
-
-
-@contextlib.contextmanager
-def daemon(argv: Sequence[str], workdir: Path) -> Iterator[Daemon]:
-    workdir.mkdir(parents=True)
-    notify = Notify(workdir / "notify.sock")
-    stderr = workdir / "daemon.stderr"
-    env = {**os.environ, "NOTIFY_SOCKET": str(notify.path)}
-    with open(stderr, "wb") as err:
-        spawned = time.monotonic_ns()
-        proc = subprocess.Popen(
-            argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
-        )
-    d = Daemon(proc, notify, workdir, spawned, stderr)
-    try:
-        yield d
-        d.stop()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        notify.close()
-
-
-class Stream:
-    """A subscriber on events.sock: JSON lines, each with the monotonic ns at which the
-    chunk holding its end arrived."""
-
-    def __init__(self, path: Path) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(str(path))
-        self.sock.sendall(b'{"v":1,"op":"subscribe"}\n')
-        self.sock.settimeout(STREAM_TIMEOUT)
-        self._buffer = b""
-
-    def lines(self) -> Iterator[tuple[int, bytes]]:
-        while True:
-            chunk = self.sock.recv(1 << 16)
-            at = time.monotonic_ns()
-            if not chunk:
-                raise SystemExit("the daemon closed the event stream")
-            *lines, self._buffer = (self._buffer + chunk).split(b"\n")
-            for line in lines:
-                yield at, line
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 # ----------------------------------------------------------------- start-up
@@ -317,95 +145,16 @@ def card_path(tmp: Path, name: str, cards: int, pace_ms: int, seed: int) -> list
     with daemon(argv, workdir) as d:
         d.wait_ready()
         stream = Stream(workdir / "events.sock")
-        for at, line in stream.lines():
-            if b'"card_drawn"' not in line:
-                continue
-            entry = json.loads(line).get("entry", {})
-            if entry.get("device") == "shoe" and entry.get("event") == "card_drawn":
-                arrived.setdefault(int(entry["event_id"]), at)
-                if len(arrived) >= cards:
-                    break
+        for at, entry in card_entries(stream):
+            arrived.setdefault(int(entry["event_id"]), at)
+            if len(arrived) >= cards:
+                break
         stream.close()
     written = {}
     for text in (workdir / "shoe.trace").read_text().splitlines():
         event_id, ns = text.split()
         written[int(event_id)] = int(ns)
     return [(at - written[i]) / 1e3 for i, at in arrived.items()]
-
-
-# ----------------------------------------------------------------- throughput
-
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU of every thread of process ``pid`` (not its children)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-@dataclass
-class Throughput:
-    cards: int
-    seconds: float
-    cpu_s: float
-    rows: int = 0
-    commits: int = 0
-    cards_total: int = 0
-
-
-def throughput(tmp: Path, name: str, cards: int, seed: int) -> Throughput:
-    """A pace-0 daemon from its first card to its ``cards``'th (see the module)."""
-    workdir = tmp / name
-    argv = [sys.executable, "-c", COUNTING, *run_args("baccarat", 0, seed, workdir)]
-    seen = 0
-    with daemon(argv, workdir) as d:
-        d.wait_ready()
-        stream = Stream(workdir / "events.sock")
-        for _, line in stream.lines():
-            if b'"card_drawn"' not in line:
-                continue
-            if seen == 0:
-                began, cpu0 = time.monotonic(), cpu_seconds(d.proc.pid)
-            seen += 1
-            if seen > cards:
-                break
-        result = Throughput(cards, time.monotonic() - began, cpu_seconds(d.proc.pid) - cpu0)
-        stream.close()
-    counted = json.loads((workdir / "commits.json").read_text())
-    db = sqlite3.connect(workdir / "journal.db")
-    try:
-        (result.cards_total,) = db.execute(
-            'SELECT count(*) FROM rows WHERE body LIKE \'%"event":"card_drawn"%\''
-        ).fetchone()
-    finally:
-        db.close()
-    result.rows, result.commits = counted["rows"], counted["commits"]
-    return result
-
-
-def bare_sqlite(directory: Path, commits: int = 2000) -> float:
-    """Single-row commits per second, WAL and synchronous=FULL, in ``directory``."""
-    path = directory / "bare.db"
-    db = sqlite3.connect(path, isolation_level=None)
-    try:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
-        db.execute("CREATE TABLE rows (seq INTEGER PRIMARY KEY, body TEXT)")
-        body = "x" * 200
-        began = time.perf_counter()
-        for _ in range(commits):
-            db.execute("INSERT INTO rows (body) VALUES (?)", (body,))
-        return commits / (time.perf_counter() - began)
-    finally:
-        db.close()
-        for leftover in directory.glob("bare.db*"):
-            leftover.unlink()
-
-
-def spread(values: Sequence[float], digits: int = 1) -> list[float]:
-    """Min, median and max."""
-    return [round(v, digits) for v in (min(values), statistics.median(values), max(values))]
 
 
 # ----------------------------------------------------------------- report
@@ -443,42 +192,9 @@ def main() -> None:
             result["ready_median_s"] = round(statistics.median(ready), 3)
             result["ready_max_s"] = round(max(ready), 3)
         if "memory" in parts:
-            mem = memory(tmp, args.shoes, args.baseline_shoe, args.game, args.seed)
-            base, last = mem.rss[args.baseline_shoe], mem.rss[args.shoes]
-            after = [s for s in sorted(mem.rss) if s >= args.baseline_shoe]
-            slope = statistics.linear_regression(after, [mem.rss[s] for s in after]).slope
-            elapsed = mem.seconds[args.shoes] - mem.seconds[args.baseline_shoe]
-            result.update(
-                {
-                    "shoes": args.shoes,
-                    "baseline_shoe": args.baseline_shoe,
-                    "rounds": mem.rounds,
-                    "seconds_per_shoe": round(elapsed / (args.shoes - args.baseline_shoe), 2),
-                    "rss_baseline_mb": round(base / MB, 2),
-                    "rss_last_mb": round(last / MB, 2),
-                    "rss_growth_percent": round((last - base) / base * 100, 2),
-                    "rss_max_mb": round(max(mem.rss.values()) / MB, 2),
-                    "rss_slope_kb_per_shoe": round(slope / 1024, 2),
-                    "journal_mb": round(mem.journal_bytes / MB, 1),
-                }
-            )
+            result.update(memory_figures(tmp, args))
         if "card" in parts:
-            floor: list[float] = []
-            lat: list[float] = []
-            per_round = max(1, args.cards // args.rounds)
-            for n in range(args.rounds):
-                floor += floor_latencies(tmpdir, per_round, 1000)
-                lat += card_path(tmp, f"card{n}", per_round, args.card_pace_ms, args.seed + n)
-            result.update(
-                {
-                    "cards": len(lat),
-                    "card_pace_ms": args.card_pace_ms,
-                    "floor_p50_us": round(statistics.median(floor), 1),
-                    "floor_p99_us": round(pct(floor, 0.99), 1),
-                    "card_p50_us": round(statistics.median(lat), 1),
-                    "card_p99_us": round(pct(lat, 0.99), 1),
-                }
-            )
+            result.update(card_figures(tmp, args))
         if "throughput" in parts:
             result.update(measure_throughput(tmp, args))
     if args.json:
@@ -487,19 +203,42 @@ def main() -> None:
     report(result, args)
 
 
-def measure_throughput(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
-    """Daemons at pace 0 and bare SQLite, in alternating runs: min, median, max."""
-    runs, bare = [], []
-    for n in range(args.throughput_runs):
-        bare.append(bare_sqlite(tmp))
-        runs.append(throughput(tmp, f"throughput{n}", args.throughput_cards, args.seed + n))
+def memory_figures(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
+    """One daemon playing ``--shoes`` shoes: its resident memory shoe by shoe."""
+    mem = memory(tmp, args.shoes, args.baseline_shoe, args.game, args.seed)
+    base, last = mem.rss[args.baseline_shoe], mem.rss[args.shoes]
+    after = [s for s in sorted(mem.rss) if s >= args.baseline_shoe]
+    slope = statistics.linear_regression(after, [mem.rss[s] for s in after]).slope
+    elapsed = mem.seconds[args.shoes] - mem.seconds[args.baseline_shoe]
     return {
-        "throughput_cards": args.throughput_cards,
-        "cards_per_s": spread([r.cards / r.seconds for r in runs]),
-        "cpu_us_per_card": spread([r.cpu_s / r.cards * 1e6 for r in runs]),
-        "rows_per_card": spread([r.rows / r.cards_total for r in runs], 2),
-        "commits_per_card": spread([r.commits / r.cards_total for r in runs], 2),
-        "bare_sqlite_commits_per_s": spread(bare, 0),
+        "shoes": args.shoes,
+        "baseline_shoe": args.baseline_shoe,
+        "rounds": mem.rounds,
+        "seconds_per_shoe": round(elapsed / (args.shoes - args.baseline_shoe), 2),
+        "rss_baseline_mb": round(base / MB, 2),
+        "rss_last_mb": round(last / MB, 2),
+        "rss_growth_percent": round((last - base) / base * 100, 2),
+        "rss_max_mb": round(max(mem.rss.values()) / MB, 2),
+        "rss_slope_kb_per_shoe": round(slope / 1024, 2),
+        "journal_mb": round(mem.journal_bytes / MB, 1),
+    }
+
+
+def card_figures(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
+    """The card path against the pty floor, in alternating rounds."""
+    floor: list[float] = []
+    lat: list[float] = []
+    per_round = max(1, args.cards // args.rounds)
+    for n in range(args.rounds):
+        floor += floor_latencies(str(tmp), per_round, 1000)
+        lat += card_path(tmp, f"card{n}", per_round, args.card_pace_ms, args.seed + n)
+    return {
+        "cards": len(lat),
+        "card_pace_ms": args.card_pace_ms,
+        "floor_p50_us": round(statistics.median(floor), 1),
+        "floor_p99_us": round(pct(floor, 0.99), 1),
+        "card_p50_us": round(statistics.median(lat), 1),
+        "card_p99_us": round(pct(lat, 0.99), 1),
     }
 
 
@@ -528,12 +267,7 @@ def report(r: dict[str, object], args: argparse.Namespace) -> None:
         print(f"| {path}, p99 | {r['card_p99_us']} us | |")
         print(f"| ({r['cards']} cards) | | |")
     if "cards_per_s" in r:
-        n = r["throughput_cards"]
-        print(f"| pace 0, {n} cards a run: cards/s, min / median / max | {r['cards_per_s']} | |")
-        print(f"| daemon CPU per card, all threads | {r['cpu_us_per_card']} us | < 200 us |")
-        print(f"| journal rows per card | {r['rows_per_card']} | |")
-        print(f"| journal commits per card | {r['commits_per_card']} | |")
-        print(f"| bare SQLite, 1-row commits/s | {r['bare_sqlite_commits_per_s']} | |")
+        report_throughput(r)
 
 
 if __name__ == "__main__":

@@ -199,9 +199,18 @@ def main() -> None:
     ap.add_argument("--idle-seconds", type=float, default=10.0)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args()
+    result = measure(args)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    report(result, args.rounds)
+
+
+def measure(args: argparse.Namespace) -> dict[str, float]:
+    """Floor and card path in alternating rounds, a flat-out deal, an idle link."""
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        # Floor and card path in alternating rounds, so that both see the same machine.
+        # Alternating rounds, so that both see the same machine.
         floor: list[float] = []
         lat: list[float] = []
         lat_taken: list[float] = []
@@ -214,7 +223,7 @@ def main() -> None:
             lat_taken += [(d.taken[i] - d.written[i]) / 1e3 for i in d.taken]
         flat = deal(tmp, "flat", args.cards, ["--pace", "instant"])
         idle_host, idle_sim = idle_shares(tmp, args.idle_seconds)
-    result = {
+    return {
         "cards": len(lat),
         "floor_p50_us": round(statistics.median(floor), 1),
         "floor_p99_us": round(pct(floor, 0.99), 1),
@@ -228,13 +237,12 @@ def main() -> None:
         "host_idle_cpu_percent": round(idle_host * 100, 3),
         "sim_idle_cpu_percent": round(idle_sim * 100, 3),
     }
-    if args.json:
-        print(json.dumps(result, indent=2))
-        return
-    r = result
+
+
+def report(r: dict[str, float], rounds: int) -> None:
     print(
         f"{r['cards']} cards per measurement, one every ~1 ms for latency, "
-        f"in {args.rounds} alternating floor/card rounds"
+        f"in {rounds} alternating floor/card rounds"
     )
     print("| measure | value | target |")
     print("|---|---|---|")

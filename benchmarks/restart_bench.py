@@ -9,7 +9,7 @@ For each journal length, in a fresh work directory:
   that many rows (polled read-only), then is killed with SIGKILL, as a crash would;
 * then, --runs times, alternately: a **restart** on that journal and a **fresh
   start** in an empty work directory; each from just before the spawn to the arrival
-  of READY=1 on NOTIFY_SOCKET (benchmarks/daemon_bench.py's `Notify`), at
+  of READY=1 on NOTIFY_SOCKET (benchmarks/daemon_harness.py's `Notify`), at
   `--pace-ms 2000` so that nothing is played before it stops, then the
   peak resident set of the daemon process (VmHWM in /proc/PID/status, not its
   simulators), then SIGTERM. A restart's journal grows by the rows of its own start
@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 
-from daemon_bench import Daemon, daemon, run_args, tablectl  # noqa: E402
+from daemon_harness import Daemon, daemon, run_args, tablectl  # noqa: E402
 
 from controller.games import game as registry  # noqa: E402
 from controller.journal import SqliteJournal  # noqa: E402

@@ -37,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from daemon_bench import Stream, daemon, run_args, tablectl
+from daemon_harness import Stream, daemon, run_args, tablectl
 from link_bench import KEY, deal
 
 from drivers import messages as m

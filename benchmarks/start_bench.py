@@ -7,7 +7,7 @@ Each run, in this order, each as its own process from just before the spawn:
 * **python -c pass**: the interpreter's start, the floor of every command;
 * **import controller.daemon.main**: the daemon's module imported alone, nothing run;
 * **READY=1**: `tablectl run --simulate --pace-ms 0 --workdir TMP` to the arrival
-  of READY=1 on NOTIFY_SOCKET (benchmarks/daemon_bench.py's `daemon`; the simulators'
+  of READY=1 on NOTIFY_SOCKET (benchmarks/daemon_harness.py's `daemon`; the simulators'
   spawn, imports and handshakes included), then its resident set (VmRSS of the
   daemon process) and SIGTERM;
 * **analyze**: `tablectl analyze baccarat --decks 8` to its exit (stdout discarded).
@@ -44,8 +44,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import daemon_bench  # noqa: E402
-from daemon_bench import MB, daemon, rss_bytes, run_args, tablectl  # noqa: E402
+import daemon_harness  # noqa: E402
+from daemon_harness import MB, daemon, rss_bytes, run_args, tablectl  # noqa: E402
 
 PACKAGES = ("controller", "drivers", "firmware_sim")
 
@@ -59,7 +59,7 @@ def compiled(tree: Path) -> None:
 def exited(argv: Sequence[str]) -> float:
     """Seconds from spawn to exit of ``argv`` (which must succeed)."""
     start = time.perf_counter()
-    subprocess.run(argv, cwd=daemon_bench.ROOT, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(argv, cwd=daemon_harness.ROOT, stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
 
 
@@ -105,11 +105,11 @@ def pythonpath(tree: str) -> Iterator[None]:
     saved = os.environ.get("PYTHONPATH")
     if tree:
         os.environ["PYTHONPATH"] = str(Path(tree).resolve())
-        daemon_bench.ROOT = Path(tree).resolve()  # the cwd of daemon_bench.daemon's spawn
+        daemon_harness.ROOT = Path(tree).resolve()  # the cwd of daemon_harness.daemon's spawn
     try:
         yield
     finally:
-        daemon_bench.ROOT = ROOT
+        daemon_harness.ROOT = ROOT
         if saved is None:
             os.environ.pop("PYTHONPATH", None)
         else:
