@@ -212,7 +212,9 @@ class ReplayDay:
         return self._real() if self.live else self.day
 
     def follow(self, rows: Sequence[Row], at: int) -> None:
-        for row in rows[at + 1 :]:
+        # By index: a slice would copy the rest of the journal for every input replayed.
+        for i in range(at + 1, len(rows)):
+            row = rows[i]
             if _starts_work(row):
                 return
             day = gaming_day_in(row.entry)
