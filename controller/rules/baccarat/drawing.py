@@ -82,18 +82,22 @@ def next_to_draw(player: Sequence[str], banker: Sequence[str]) -> Hand | None:
     (d) and 545.11: the caller has an irregularity (545.15) to handle.
     """
     p, b = len(player), len(banker)
-    if p + b < 4 and b <= p <= b + 1:  # the first four cards: no value is needed
-        return _OPENING[p + b]
-    if not (1 < p < 4 and 1 < b < 4):
-        raise _counts_error(p, b)  # not a stage of the deal
-    v = VALUES  # each card's value looked up once; the rules read from ``_NEXT``
     try:
-        nxt = _NEXT[p - 2][b - 2][(v[player[0]] + v[player[1]]) % 10][
-            (v[banker[0]] + v[banker[1]]) % 10
-        ][v[player[2]] if p == 3 else _STAYED]
+        stage = _BY_COUNTS[p][b]
+    except IndexError:  # four cards or more to a hand
+        stage = None
+    if isinstance(stage, str):  # one of the first four cards: no value is needed
+        return stage
+    if stage is None:
+        raise _counts_error(p, b)  # not a stage of the deal
+    v = VALUES  # each card's value looked up once; the rules read from ``stage``
+    try:
+        nxt = stage[(v[player[0]] + v[player[1]]) % 10][(v[banker[0]] + v[banker[1]]) % 10][
+            v[player[2]] if p == 3 else _STAYED
+        ]
     except KeyError:  # a card in another spelling ("10d"), or no card: CardError
         return next_to_draw([card(c) for c in player], [card(c) for c in banker])
-    if type(nxt) is _Irregular:
+    if isinstance(nxt, _Irregular):
         raise ValueError(nxt)
     return nxt
 
@@ -157,19 +161,34 @@ _OPENING: Final = initial_order()
 _STAYED: Final = 10  # the index of ``_NEXT`` for a Player's Hand without a third card
 # The rules above for every case: _STAGES[p - 2][b - 2][wants player][wants banker],
 # _WANTS[pp][bp][the Player's third card value, 10 for none]; and the two combined,
-# as ``next_to_draw`` looks them up: _NEXT[p - 2][b - 2][pp][bp][third card value].
+# _NEXT[p - 2][b - 2][pp][bp][third card value].
 _STAGES: Final = tuple(tuple(_stages(p, b) for b in (2, 3)) for p in (2, 3))
 _WANTS: Final = tuple(
     tuple(tuple(_wants(pp, bp, None if t == _STAYED else t) for t in range(11)) for bp in range(10))
     for pp in range(10)
 )
-_NEXT: Final = tuple(
+_Next = tuple[tuple[tuple[Hand | _Irregular | None, ...], ...], ...]  # [pp][bp][third]
+_NEXT: Final[tuple[tuple[_Next, ...], ...]] = tuple(
     tuple(
         tuple(tuple(tuple(stage[wp][wb] for wp, wb in third) for third in row) for row in _WANTS)
         for stage in stages
     )
     for stages in _STAGES
 )
+
+
+def _by_counts(p: int, b: int) -> Hand | _Next | None:
+    """What ``next_to_draw`` finds once ``p`` Player and ``b`` Banker cards are out: the
+    hand due one of the first four cards (545.9(c)); the third-card rules of that stage
+    of the deal, from ``_NEXT``; or None, no stage of the deal."""
+    if p + b < 4 and b <= p <= b + 1:
+        return _OPENING[p + b]
+    if 1 < p < 4 and 1 < b < 4:
+        return _NEXT[p - 2][b - 2]
+    return None
+
+
+_BY_COUNTS: Final = tuple(tuple(_by_counts(p, b) for b in range(4)) for p in range(4))
 
 
 def result(player: Sequence[str], banker: Sequence[str]) -> Outcome:
