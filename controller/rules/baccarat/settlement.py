@@ -25,7 +25,7 @@ BETS: tuple[Bet, ...] = get_args(Bet)
 _BETS: Final = frozenset(BETS)
 _CENT: Final = Decimal("0.01")
 _ZERO: Final = Decimal(0)
-_MEMO_SIZE: Final = 4096  # settlements kept per rules: chips of 1 to 1,000 on each outcome
+_MEMO_SIZE: Final = 1024  # settlements kept per rules (9 bets and outcomes, a hundred amounts each)
 
 
 class WagerError(ValueError):
@@ -100,7 +100,8 @@ def settle(
     under ``rules`` and found in ``rules.memo`` after that: amounts are chips (ruling
     R16), so a table meets few of them. What is found is the ``Settlement`` the same
     arithmetic gave, for an amount of the same type, value and exponent ("10" and
-    "10.0" are settled apart: their payouts are written differently).
+    "10.0" are settled apart: their payouts are written differently), in the default
+    decimal context, the only one the controller uses.
     """
     if len(wagers) == 1:
         for bet, amount in wagers.items():
