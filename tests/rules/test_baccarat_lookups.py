@@ -23,7 +23,7 @@ from controller.rules.baccarat import (
     result,
     settle,
 )
-from controller.rules.baccarat.settlement import _MEMO_SIZE
+from controller.rules.baccarat.settlement import _MEMO_RULES, _MEMO_SIZE, _memo
 from controller.rules.cards import CardError
 
 D = Decimal
@@ -90,9 +90,19 @@ def test_the_memo_is_no_part_of_the_rules_value_and_stays_bounded() -> None:
     r = _rules()
     for cents in range(1, _MEMO_SIZE + 50):
         settle({"tie": D(cents) / 100}, "banker", r)
-    assert 0 < len(r.memo) <= _MEMO_SIZE
+    assert 0 < len(_memo(r)) <= _MEMO_SIZE
     assert r == _rules() and "memo" not in dataclasses.asdict(r)
+    assert set(vars(r)) == {f.name for f in dataclasses.fields(r)}  # as a snapshot reads it
     assert settle({"tie": D(_MEMO_SIZE + 60) / 100}, "banker", r).net == D(-(_MEMO_SIZE + 60)) / 100
+
+
+def test_each_rules_have_their_own_memo() -> None:
+    five, four = _rules(), _rules(commission=4)
+    assert settle({"banker": D(10)}, "banker", five).vigorish == D("0.50")
+    assert settle({"banker": D(10)}, "banker", four).vigorish == D("0.40")
+    many = [_rules(tie_odds=8 + n) for n in range(_MEMO_RULES + 2)]
+    assert [settle({"tie": D(1)}, "tie", r).net for r in many] == [8 + n for n in range(len(many))]
+    assert settle({"banker": D(10)}, "banker", five).vigorish == D("0.50")
 
 
 _amounts = st.one_of(

@@ -4,10 +4,9 @@ forbids is refused with a ``RulesError`` naming the key and the section."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import cached_property
 from typing import Any, Literal, cast, get_args
 
 from controller.rules.amounts import DEFAULT_CHIP_UNIT, DEFAULT_MAX_WAGER
@@ -159,14 +158,6 @@ class BaccaratRules:
             chip_unit=money(d, "chip_unit", DEFAULT_CHIP_UNIT, f"{ch}.8(b)"),
             max_wager=money(d, "max_wager", DEFAULT_MAX_WAGER, f"{ch}.8(b)"),
         )
-
-    @cached_property
-    def memo(self) -> dict[Hashable, Any]:
-        """What is worked out once under these rules and kept with them (each one-bet
-        seat's settlement, ``settlement.settle``): the rules are frozen, so what they
-        decide once holds for as long as the table has them. Not a field: no part of
-        the rules' value, their comparison or ``dataclasses.asdict``."""
-        return {}
 
     @property
     def commission_rate(self) -> Decimal:

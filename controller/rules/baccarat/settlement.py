@@ -97,37 +97,60 @@ def settle(
     """Settle one seat's wagers (bet -> amount) for the round's outcome (545.8, 545.13).
 
     A seat's one wager, the common case, is settled once per outcome, bet and amount
-    under ``rules`` and found in ``rules.memo`` after that: amounts are chips (ruling
-    R16), so a table meets few of them. What is found is the ``Settlement`` the same
-    arithmetic gave, for an amount of the same type, value and exponent ("10" and
+    under ``rules`` and found in their memo (``_MEMOS``) after that: amounts are chips
+    (ruling R16), so a table meets few of them. What is found is the ``Settlement`` the
+    same arithmetic gave, for an amount of the same type, value and exponent ("10" and
     "10.0" are settled apart: their payouts are written differently), in the default
     decimal context, the only one the controller uses.
     """
     if len(wagers) == 1:
+        found = _MEMOS.get(id(rules))
+        memo = found[1] if found is not None and found[0] is rules else _memo(rules)
         for bet, amount in wagers.items():
-            key = ("settle", outcome, bet, amount)
+            key = (outcome, bet, amount)
             seen: Decimal
             settled: Settlement
             try:
-                seen, settled = rules.memo[key]
+                seen, settled = memo[key]
             except (KeyError, TypeError):  # not yet, or not an amount at all
-                return _settle_remembered(key, wagers, outcome, rules)
+                return _settle_remembered(memo, key, wagers, outcome, rules)
             if type(amount) is Decimal and amount.same_quantum(seen):
                 return settled
     return _settle(wagers, outcome, rules)
 
 
+_Memo = dict[tuple[Outcome, str, Decimal | int], tuple[Decimal, Settlement]]
+# The memo of each BaccaratRules by its id, the rules held beside it so that the id
+# stays theirs. Apart from the rules: they are a value that snapshots and
+# ``dataclasses.asdict`` read field by field.
+_MEMOS: dict[int, tuple[BaccaratRules, _Memo]] = {}
+_MEMO_RULES: Final = 16  # rules with a memo at once: a table has one
+
+
+def _memo(rules: BaccaratRules) -> _Memo:
+    """The settlements met so far under ``rules``."""
+    found = _MEMOS.get(id(rules))
+    if found is not None and found[0] is rules:
+        return found[1]
+    if len(_MEMOS) >= _MEMO_RULES:
+        _MEMOS.clear()
+    memo: _Memo = {}
+    _MEMOS[id(rules)] = (rules, memo)
+    return memo
+
+
 def _settle_remembered(
-    key: tuple[str, Outcome, str, Decimal | int],
+    memo: _Memo,
+    key: tuple[Outcome, str, Decimal | int],
     wagers: Mapping[str, Decimal | int],
     outcome: Outcome,
     rules: BaccaratRules,
 ) -> Settlement:
-    """``_settle``, and the settlement kept in ``rules.memo`` for a Decimal amount."""
+    """``_settle``, and the settlement kept in ``memo`` for a Decimal amount."""
     settled = _settle(wagers, outcome, rules)
-    amount = key[3]
-    if type(amount) is Decimal and len(rules.memo) < _MEMO_SIZE:
-        rules.memo[key] = (amount, settled)
+    amount = key[2]
+    if type(amount) is Decimal and len(memo) < _MEMO_SIZE:
+        memo[key] = (amount, settled)
     return settled
 
 
