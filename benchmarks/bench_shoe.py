@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -210,31 +210,46 @@ def replay_baccarat(
     """The shoe through the pure rules: burn, deal, result, settle, until the hand after
     the cover card's (545.10(e), ruling R1) or the last card."""
     rounds: list[BaccaratRound] = []
-    cover: int | None = None  # the round the cover card came out in
-    burn = -1  # cards still to burn; -1 until the first card says how many (545.5(f))
+    cards = iter(shoe)
+    cover: int | None = 1 if _burn(cards) else None  # the round the cover card came out in
     player: list[str] = []
     banker: list[str] = []
     hand: Hand | None = "player"
-    for token in shoe:
+    for token in cards:
         if token == CUT:
             if cover is None:
                 cover = len(rounds) + 1  # before or during a hand: that hand's
-            continue
-        if burn:
-            burn = burn_count(token) if burn < 0 else burn - 1
             continue
         (player if hand == "player" else banker).append(token)
         hand = next_to_draw(player, banker)
         if hand is not None:
             continue
         outcome = result(player, banker)
-        seats = wagers.get(len(rounds) + 1, {})
-        nets = {str(seat): settle(bets, outcome, rules).net for seat, bets in seats.items()}
+        nets: dict[str, Decimal] = {}
+        for seat, bets in wagers.get(len(rounds) + 1, _NO_SEATS).items():
+            nets[str(seat)] = settle(bets, outcome, rules).net
         rounds.append(BaccaratRound(player, banker, outcome, nets))
         if cover is not None and len(rounds) == cover + 1:
             break
         player, banker, hand = [], [], "player"
     return rounds
+
+
+_NO_SEATS: Mapping[int, Mapping[str, Decimal]] = {}
+
+
+def _burn(cards: Iterator[str]) -> bool:
+    """The first card and the cards burned after it (545.5(f)) taken from ``cards``;
+    whether the cover card came out among them."""
+    cut, left = False, -1  # -1 until the first card says how many are burned
+    for token in cards:
+        if token == CUT:
+            cut = True
+            continue
+        left = burn_count(token) if left < 0 else left - 1
+        if left == 0:
+            break
+    return cut
 
 
 def baccarat_engine(scenario: Mapping[str, Any], events: Sequence[Event]) -> Engine:

@@ -12,9 +12,6 @@ from controller.rules.cards import card
 Hand = Literal["player", "banker"]
 Outcome = Literal["player", "banker", "tie"]
 
-# The cards of each hand that may be out before the fourth card (545.9(c)).
-_INITIAL_COUNTS: Final = ((0, 0), (1, 0), (1, 1), (2, 1))
-
 
 def initial_order() -> tuple[Hand, Hand, Hand, Hand]:
     """Which hand takes each of the first four cards (545.9(c) / 543.9(c))."""
@@ -85,53 +82,33 @@ def next_to_draw(player: Sequence[str], banker: Sequence[str]) -> Hand | None:
     (d) and 545.11: the caller has an irregularity (545.15) to handle.
     """
     p, b = len(player), len(banker)
-    if p + b < 4 and b <= p <= b + 1:  # the first four cards: no value is needed
-        return _OPENING[p + b]
-    return _deal(player, banker)[0]
-
-
-def _deal(player: Sequence[str], banker: Sequence[str]) -> tuple[Hand | None, int, int]:
-    """``next_to_draw``, and both hands' Point Counts once four cards are out."""
-    p, b = len(player), len(banker)
-    if p + b < 4 and b <= p <= b + 1:  # the order of 545.9(c): P, B, P, B
-        return _OPENING[p + b], 0, 0
-    if not (1 < p < 4 and 1 < b < 4):
-        _check_counts(p, b)  # raises: not a stage of the deal
     try:
-        return _third_cards(player, banker)
+        stage = _BY_COUNTS[p][b]
+    except IndexError:  # four cards or more to a hand
+        stage = None
+    if isinstance(stage, str):  # one of the first four cards: no value is needed
+        return stage
+    if stage is None:
+        raise _counts_error(p, b)  # not a stage of the deal
+    v = VALUES  # each card's value looked up once; the rules read from ``stage``
+    try:
+        nxt = stage[(v[player[0]] + v[player[1]]) % 10][(v[banker[0]] + v[banker[1]]) % 10][
+            v[player[2]] if p == 3 else _STAYED
+        ]
     except KeyError:  # a card in another spelling ("10d"), or no card: CardError
-        return _third_cards([card(c) for c in player], [card(c) for c in banker])
-
-
-def _third_cards(player: Sequence[str], banker: Sequence[str]) -> tuple[Hand | None, int, int]:
-    """``_deal`` for two or three cards a hand: each card's value looked up once, the
-    third-card rules read from ``_WANTS`` and ``_STAGES``; KeyError for a token that is
-    not a card's canonical one."""
-    v = VALUES
-    pp = (v[player[0]] + v[player[1]]) % 10
-    bp = (v[banker[0]] + v[banker[1]]) % 10
-    third = v[player[2]] if len(player) == 3 else _STAYED
-    wants_player, wants_banker = _WANTS[pp][bp][third]
-    nxt = _STAGES[len(player) - 2][len(banker) - 2][wants_player][wants_banker]
+        return next_to_draw([card(c) for c in player], [card(c) for c in banker])
     if isinstance(nxt, _Irregular):
         raise ValueError(nxt)
-    if third != _STAYED:
-        pp = (pp + third) % 10
-    if len(banker) == 3:
-        bp = (bp + v[banker[2]]) % 10
-    return nxt, pp, bp
+    return nxt
 
 
-def _check_counts(p: int, b: int) -> None:
-    """ValueError unless ``p`` Player and ``b`` Banker cards are a stage of the deal."""
+def _counts_error(p: int, b: int) -> ValueError:
+    """Why ``p`` Player and ``b`` Banker cards are no stage of the deal."""
     if p + b < 4:
-        if (p, b) not in _INITIAL_COUNTS:
-            raise ValueError(f"{p} Player and {b} Banker cards: not the order of 545.9(c)")
-        return
+        return ValueError(f"{p} Player and {b} Banker cards: not the order of 545.9(c)")
     if p > 3 or b > 3:
-        raise ValueError("no hand takes more than one additional card (545.10(d))")
-    if p < 2 or b < 2:
-        raise ValueError(f"{p} Player and {b} Banker cards: not the order of 545.9(c)")
+        return ValueError("no hand takes more than one additional card (545.10(d))")
+    return ValueError(f"{p} Player and {b} Banker cards: not the order of 545.9(c)")
 
 
 def _check_third_cards(p: int, b: int, wants_player: bool, wants_banker: bool) -> None:
@@ -181,21 +158,49 @@ def _wants(pp: int, bp: int, third: int | None) -> tuple[bool, bool]:
 
 
 _OPENING: Final = initial_order()
-_STAYED: Final = 10  # the index of ``_WANTS`` for a Player's Hand without a third card
-# The rules above for every case, looked up by ``_deal``: _STAGES[p - 2][b - 2][wants
-# player][wants banker], _WANTS[pp][bp][the Player's third card value, 10 for none].
+_STAYED: Final = 10  # the index of ``_NEXT`` for a Player's Hand without a third card
+# The rules above for every case: _STAGES[p - 2][b - 2][wants player][wants banker],
+# _WANTS[pp][bp][the Player's third card value, 10 for none]; and the two combined,
+# _NEXT[p - 2][b - 2][pp][bp][third card value].
 _STAGES: Final = tuple(tuple(_stages(p, b) for b in (2, 3)) for p in (2, 3))
 _WANTS: Final = tuple(
     tuple(tuple(_wants(pp, bp, None if t == _STAYED else t) for t in range(11)) for bp in range(10))
     for pp in range(10)
 )
+_Next = tuple[tuple[tuple[Hand | _Irregular | None, ...], ...], ...]  # [pp][bp][third]
+_NEXT: Final[tuple[tuple[_Next, ...], ...]] = tuple(
+    tuple(
+        tuple(tuple(tuple(stage[wp][wb] for wp, wb in third) for third in row) for row in _WANTS)
+        for stage in stages
+    )
+    for stages in _STAGES
+)
+
+
+def _by_counts(p: int, b: int) -> Hand | _Next | None:
+    """What ``next_to_draw`` finds once ``p`` Player and ``b`` Banker cards are out: the
+    hand due one of the first four cards (545.9(c)); the third-card rules of that stage
+    of the deal, from ``_NEXT``; or None, no stage of the deal."""
+    if p + b < 4 and b <= p <= b + 1:
+        return _OPENING[p + b]
+    if 1 < p < 4 and 1 < b < 4:
+        return _NEXT[p - 2][b - 2]
+    return None
+
+
+_BY_COUNTS: Final = tuple(tuple(_by_counts(p, b) for b in range(4)) for p in range(4))
 
 
 def result(player: Sequence[str], banker: Sequence[str]) -> Outcome:
     """The winning hand of a complete round, or "tie" (545.8(a), 545.12(a))."""
-    nxt, p, b = _deal(player, banker)
-    if nxt is not None:
+    if next_to_draw(player, banker) is not None:
         raise ValueError("the round is not complete (545.12(a))")
+    v = VALUES
+    try:
+        p = (v[player[0]] + v[player[1]] + (v[player[2]] if len(player) == 3 else 0)) % 10
+        b = (v[banker[0]] + v[banker[1]] + (v[banker[2]] if len(banker) == 3 else 0)) % 10
+    except KeyError:  # a card in another spelling ("10d")
+        p, b = point(player), point(banker)
     if p == b:
         return "tie"
     return "player" if p > b else "banker"

@@ -11,9 +11,9 @@ the exact vigorish that 545.13(c) requires when no rounding is elected.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
-from typing import Final, Literal, NamedTuple, get_args
+from typing import Final, Literal, get_args
 
 from controller.rules.baccarat.drawing import Outcome
 from controller.rules.baccarat.options import BaccaratRules
@@ -25,13 +25,15 @@ BETS: tuple[Bet, ...] = get_args(Bet)
 _BETS: Final = frozenset(BETS)
 _CENT: Final = Decimal("0.01")
 _ZERO: Final = Decimal(0)
+_MEMO_SIZE: Final = 1024  # settlements kept per rules (9 bets and outcomes, a hundred amounts each)
 
 
 class WagerError(ValueError):
     """A wager that cannot be settled: unknown bet or an amount that is not money."""
 
 
-class Settlement(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Settlement:
     """One seat's round: the net of each bet and the vigorish it is charged.
 
     ``banker`` is the 1:1 result; the vigorish is apart because 545.12(b) marks or
@@ -46,11 +48,12 @@ class Settlement(NamedTuple):
     tie: Decimal
     vigorish: Decimal
     vigorish_deferred: bool
+    # The seat's result for the round, the vigorish charged (collected or marked) off.
+    net: Decimal = field(init=False, repr=False, compare=False)
 
-    @property
-    def net(self) -> Decimal:
-        """The seat's result for the round, the vigorish charged (collected or marked) off."""
-        return self.player + self.banker + self.tie - self.vigorish
+    def __post_init__(self) -> None:
+        net = self.player + self.banker + self.tie - self.vigorish
+        object.__setattr__(self, "net", net)
 
 
 def wager_amount(bet: str, amount: Decimal | int) -> Decimal:
@@ -91,7 +94,70 @@ def round_vigorish(amount: Decimal, rules: BaccaratRules) -> Decimal:
 def settle(
     wagers: Mapping[str, Decimal | int], outcome: Outcome, rules: BaccaratRules
 ) -> Settlement:
-    """Settle one seat's wagers (bet -> amount) for the round's outcome (545.8, 545.13)."""
+    """Settle one seat's wagers (bet -> amount) for the round's outcome (545.8, 545.13).
+
+    A seat's one wager, the common case, is settled once per outcome, bet and amount
+    under ``rules`` and found in their memo (``_MEMOS``) after that: amounts are chips
+    (ruling R16), so a table meets few of them. What is found is the ``Settlement`` the
+    same arithmetic gave, for an amount of the same type, value and exponent ("10" and
+    "10.0" are settled apart: their payouts are written differently), in the default
+    decimal context, the only one the controller uses.
+    """
+    if len(wagers) == 1:
+        found = _MEMOS.get(id(rules))
+        memo = found[1] if found is not None and found[0] is rules else _memo(rules)
+        for bet, amount in wagers.items():
+            key = (outcome, bet, amount)
+            seen: Decimal
+            settled: Settlement
+            try:
+                seen, settled = memo[key]
+            except (KeyError, TypeError):  # not yet, or not an amount at all
+                return _settle_remembered(memo, key, wagers, outcome, rules)
+            if type(amount) is Decimal and amount.same_quantum(seen):
+                return settled
+    return _settle(wagers, outcome, rules)
+
+
+_Memo = dict[tuple[Outcome, str, Decimal | int], tuple[Decimal, Settlement]]
+# The memo of each BaccaratRules by its id, the rules held beside it so that the id
+# stays theirs. Apart from the rules: they are a value that snapshots and
+# ``dataclasses.asdict`` read field by field.
+_MEMOS: dict[int, tuple[BaccaratRules, _Memo]] = {}
+_MEMO_RULES: Final = 16  # rules with a memo at once: a table has one
+
+
+def _memo(rules: BaccaratRules) -> _Memo:
+    """The settlements met so far under ``rules``."""
+    found = _MEMOS.get(id(rules))
+    if found is not None and found[0] is rules:
+        return found[1]
+    if len(_MEMOS) >= _MEMO_RULES:
+        _MEMOS.clear()
+    memo: _Memo = {}
+    _MEMOS[id(rules)] = (rules, memo)
+    return memo
+
+
+def _settle_remembered(
+    memo: _Memo,
+    key: tuple[Outcome, str, Decimal | int],
+    wagers: Mapping[str, Decimal | int],
+    outcome: Outcome,
+    rules: BaccaratRules,
+) -> Settlement:
+    """``_settle``, and the settlement kept in ``memo`` for a Decimal amount."""
+    settled = _settle(wagers, outcome, rules)
+    amount = key[2]
+    if type(amount) is Decimal and len(memo) < _MEMO_SIZE:
+        memo[key] = (amount, settled)
+    return settled
+
+
+def _settle(
+    wagers: Mapping[str, Decimal | int], outcome: Outcome, rules: BaccaratRules
+) -> Settlement:
+    """``settle`` worked out."""
     on_player, on_banker, on_tie = _stakes(wagers)
     zero = _ZERO
     if outcome == "tie":
