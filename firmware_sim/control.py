@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
 
+from firmware_sim.jsonenc import dict_encoder
+
 Fields = Mapping[str, object]
 Reply = dict[str, object]
 
@@ -214,7 +216,7 @@ def _error(text: str) -> Reply:
     return {"ok": False, "error": one_line(text)}
 
 
-_REPLY_JSON = json.JSONEncoder(separators=(",", ":")).encode  # made once, not per reply
+_REPLY_JSON = dict_encoder(separators=(",", ":"))
 
 
 def _encode(reply: Reply) -> bytes:

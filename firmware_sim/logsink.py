@@ -13,8 +13,6 @@ waiting, no deadline: an idle simulator is not woken for its log.
 from __future__ import annotations
 
 import datetime
-import json
-import json.encoder
 import os
 import time
 from collections.abc import Callable
@@ -23,6 +21,8 @@ from typing import Any
 from structlog.processors import ExceptionRenderer
 from structlog.tracebacks import ExceptionDictTransformer
 from structlog.typing import EventDict, Processor
+
+from firmware_sim.jsonenc import dict_encoder
 
 FLUSH_AFTER = 0.05  # seconds a line may wait in memory
 FLUSH_LINES = 512
@@ -49,18 +49,6 @@ def processors(device: str) -> list[Processor]:
         return (event_dict,), {}
 
     return [fields]
-
-
-def _encoder() -> Callable[[EventDict], str]:
-    """``json.JSONEncoder(default=repr).encode`` for a dict, its C encoder made once
-    instead of once a line (same bytes; no check for circular values, which a log
-    line never holds)."""
-    make = getattr(json.encoder, "c_make_encoder", None)  # the C accelerator's, undocumented
-    if make is None:  # a Python without the _json accelerator
-        return json.JSONEncoder(default=repr).encode
-    ascii_str = json.encoder.encode_basestring_ascii
-    chunks = make(None, repr, ascii_str, None, ": ", ", ", False, False, True)
-    return lambda event_dict: "".join(chunks(event_dict, 0))
 
 
 class _Timestamps:
@@ -91,7 +79,7 @@ class LogSink:
         self._clock = clock
         self._entries: list[EventDict] = []
         self._since: float | None = None
-        self._encode = _encoder()
+        self._encode = dict_encoder(default=repr)
         self._stamp = _Timestamps()
 
     def msg(self, entry: EventDict) -> None:
