@@ -162,7 +162,7 @@ class ControlServer:
 
     def _answer(self, line: bytes) -> Reply:
         try:
-            request = json.loads(line)
+            request = _loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             return _error(f"request is not JSON: {exc}")
         if not isinstance(request, dict):
@@ -217,6 +217,15 @@ def _error(text: str) -> Reply:
 
 
 _REPLY_JSON = dict_encoder(separators=(",", ":"))
+_DECODE = json.JSONDecoder().decode
+
+
+def _loads(line: bytes) -> object:
+    """``json.loads(line)``: an object's line with no NUL in its first four bytes is
+    the UTF-8 that json's encoding detection would pick (decoded here without it)."""
+    if line[:1] == b"{" and b"\0" not in line[:4]:
+        return _DECODE(line.decode("utf-8", "surrogatepass"))
+    return json.loads(line)
 
 
 def _encode(reply: Reply) -> bytes:
