@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
 
+from firmware_sim.jsonenc import dict_encoder
+
 Fields = Mapping[str, object]
 Reply = dict[str, object]
 
@@ -86,16 +88,19 @@ class ControlServer:
             raise ValueError(f"control socket {path}: {exc.strerror or exc}") from None
         sock.setblocking(False)
         self._listener = sock
+        self._listen_fd = sock.fileno()
         self._clients: dict[int, _Client] = {}
+        self._answered: list[int] = []  # clients with replies not yet sent (``flush``)
 
     def read_fds(self) -> list[int]:
-        return [self._listener.fileno(), *self._clients]
+        """A new list: the caller may add its own."""
+        return [self._listen_fd, *self._clients]
 
     def write_fds(self) -> list[int]:
         return [fd for fd, c in self._clients.items() if c.outbuf]
 
     def on_readable(self, fd: int) -> None:
-        if fd == self._listener.fileno():
+        if fd == self._listen_fd:
             self._accept()
             return
         client = self._clients.get(fd)
@@ -122,7 +127,17 @@ class ControlServer:
             self._send(fd, client)
             self._drop(fd)
             return
-        self._send(fd, client)
+        if client.outbuf:
+            self._answered.append(fd)
+
+    def flush(self) -> None:
+        """Send the replies made since the last call (the owner's loop calls this once
+        a turn, after its own output)."""
+        answered, self._answered = self._answered, []
+        for fd in answered:
+            client = self._clients.get(fd)
+            if client is not None:
+                self._send(fd, client)
 
     def on_writable(self, fd: int) -> None:
         client = self._clients.get(fd)
@@ -147,7 +162,7 @@ class ControlServer:
 
     def _answer(self, line: bytes) -> Reply:
         try:
-            request = json.loads(line)
+            request = _loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             return _error(f"request is not JSON: {exc}")
         if not isinstance(request, dict):
@@ -201,8 +216,20 @@ def _error(text: str) -> Reply:
     return {"ok": False, "error": one_line(text)}
 
 
+_REPLY_JSON = dict_encoder(separators=(",", ":"))
+_DECODE = json.JSONDecoder().decode
+
+
+def _loads(line: bytes) -> object:
+    """``json.loads(line)``: an object's line with no NUL in its first four bytes is
+    the UTF-8 that json's encoding detection would pick (decoded here without it)."""
+    if line[:1] == b"{" and b"\0" not in line[:4]:
+        return _DECODE(line.decode("utf-8", "surrogatepass"))
+    return json.loads(line)
+
+
 def _encode(reply: Reply) -> bytes:
-    return json.dumps(reply, separators=(",", ":")).encode() + b"\n"
+    return _REPLY_JSON(reply).encode() + b"\n"
 
 
 # --------------------------------------------------------------------------- client

@@ -1,17 +1,18 @@
 """The simulator's JSON log, written in batches.
 
-structlog renders each line as before; this sink keeps the lines and the simulator's
-loop writes them out (``flush``) once ``FLUSH_AFTER`` has passed since the first line
-waiting, before it stops, and when the lines waiting pass ``FLUSH_BYTES``. A shoe
-dealing flat out logs a few lines a card: one write a batch instead of two system
-calls a line (print and its flush). Nothing waiting, no deadline: an idle simulator
-is not woken for its log.
+structlog's call keeps each line's fields, with the moment it was made; this sink
+holds them and the simulator's loop writes them out (``flush``) once ``FLUSH_AFTER``
+has passed since the first line waiting, before it stops, and when ``FLUSH_LINES``
+are waiting. A shoe dealing flat out logs a few lines a card: one write a batch
+instead of two system calls a line (print and its flush), and the lines of a batch
+are rendered together, in one warm loop, instead of one at a time between the
+frames. The bytes are the ones structlog's JSONRenderer made at the call. Nothing
+waiting, no deadline: an idle simulator is not woken for its log.
 """
 
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import time
 from collections.abc import Callable
@@ -21,50 +22,71 @@ from structlog.processors import ExceptionRenderer
 from structlog.tracebacks import ExceptionDictTransformer
 from structlog.typing import EventDict, Processor
 
-FLUSH_AFTER = 0.05  # seconds a line may wait in memory
-FLUSH_BYTES = 1 << 16
+from firmware_sim.jsonenc import dict_encoder
 
+FLUSH_AFTER = 0.05  # seconds a line may wait in memory
+FLUSH_LINES = 512
 
 _UTC = datetime.UTC
+# How structlog calls the sink: ``msg(event_dict)``.
+_SinkCall = tuple[tuple[EventDict], dict[str, Any]]
 _LEVELS = {"warn": "warning", "exception": "error"}  # structlog's map_method_name
 
 
 def processors(device: str) -> list[Processor]:
-    """The line structlog's merge_contextvars (device bound), add_log_level,
-    TimeStamper(fmt="iso", utc=True), ExceptionRenderer and JSONRenderer made, key for
-    key, in two steps instead of five."""
-    encode = json.JSONEncoder(default=repr).encode
+    """The fields structlog's merge_contextvars (device bound), add_log_level,
+    TimeStamper(fmt="iso", utc=True) and ExceptionRenderer made, key for key, in one
+    step; the timestamp is the call's ``time.time_ns()`` until the sink renders it.
+    The fields go to the sink as they are; its ``flush`` renders them as JSONRenderer."""
+    exceptions = ExceptionRenderer(ExceptionDictTransformer(show_locals=False))
 
-    def fields(_logger: Any, method: str, event_dict: EventDict) -> EventDict:
+    def fields(logger: Any, method: str, event_dict: EventDict) -> _SinkCall:
         event_dict.setdefault("device", device)
         event_dict["level"] = _LEVELS.get(method, method)
-        now = datetime.datetime.now(tz=_UTC)
-        event_dict["timestamp"] = now.isoformat().replace("+00:00", "Z")
-        return event_dict
+        event_dict["timestamp"] = time.time_ns()
+        if "exc_info" in event_dict:
+            event_dict = exceptions(logger, method, event_dict)
+        return (event_dict,), {}
 
-    def render(_logger: Any, _method: str, event_dict: EventDict) -> str:
-        return encode(event_dict)
+    return [fields]
 
-    exceptions = ExceptionRenderer(ExceptionDictTransformer(show_locals=False))
-    return [fields, exceptions, render]
+
+class _Timestamps:
+    """``datetime.now(UTC).isoformat()`` with "Z" for "+00:00", for a ``time_ns()``;
+    the date and time of day formatted once a second."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._prefix = ""
+
+    def __call__(self, ns: int) -> str:
+        second, micros = divmod(ns // 1000, 1_000_000)
+        if second != self._second:
+            self._second = second
+            when = datetime.datetime.fromtimestamp(second, _UTC)
+            self._prefix = when.strftime("%Y-%m-%dT%H:%M:%S")
+        # isoformat leaves the fraction out when it is zero
+        return f"{self._prefix}.{micros:06d}Z" if micros else f"{self._prefix}Z"
 
 
 class LogSink:
-    """A structlog logger writing its lines to ``fd`` in batches."""
+    """A structlog logger writing its lines to ``fd`` in batches. Each line's values
+    are rendered at the flush: a caller hands over values it does not change
+    afterwards (every log call here passes fresh numbers, strings and copies)."""
 
     def __init__(self, fd: int, clock: Callable[[], float] = time.monotonic) -> None:
         self._fd = fd
         self._clock = clock
-        self._lines: list[str] = []
-        self._size = 0
+        self._entries: list[EventDict] = []
         self._since: float | None = None
+        self._encode = dict_encoder(default=repr)
+        self._stamp = _Timestamps()
 
-    def msg(self, message: str) -> None:
+    def msg(self, entry: EventDict) -> None:
         if self._since is None:
             self._since = self._clock()
-        self._lines.append(message)
-        self._size += len(message)
-        if self._size >= FLUSH_BYTES:
+        self._entries.append(entry)
+        if len(self._entries) >= FLUSH_LINES:
             self.flush()
 
     log = debug = info = warn = warning = err = error = critical = exception = fatal = msg
@@ -74,12 +96,21 @@ class LogSink:
         return None if self._since is None else self._since + FLUSH_AFTER
 
     def flush(self) -> None:
-        if not self._lines:
+        if not self._entries:
             return
-        data = ("\n".join(self._lines) + "\n").encode("utf-8", "backslashreplace")
-        self._lines.clear()
-        self._size = 0
+        entries, self._entries = self._entries, []
         self._since = None
-        view = memoryview(data)
+        view = memoryview(self._render(entries).encode("utf-8", "backslashreplace"))
         while view:
             view = view[os.write(self._fd, view) :]
+
+    def _render(self, entries: list[EventDict]) -> str:
+        encode, stamp = self._encode, self._stamp
+        lines = []
+        for entry in entries:
+            ns = entry.get("timestamp")
+            if isinstance(ns, int):
+                entry["timestamp"] = stamp(ns)  # same key, same place in the line
+            lines.append(encode(entry))
+        lines.append("")
+        return "\n".join(lines)

@@ -14,18 +14,18 @@ import select
 import signal
 import time
 import tty
-from collections import deque
 from collections.abc import Callable
 from types import FrameType
 
 import structlog
 
-from drivers import codec
-from drivers import messages as m
 from firmware_sim.control import CommandError, ControlServer, Fields, Reply, int_field
 from firmware_sim.devices.base import Command, Firmware, dispatch, no_fields
-from firmware_sim.faults import FaultLayer, FaultSpec, Outgoing
+from firmware_sim.faults import FaultSpec
 from firmware_sim.logsink import LogSink
+from firmware_sim.wire import Wire
+
+__all__ = ["Pty", "Simulator", "Wire"]
 
 log = structlog.get_logger("firmware_sim")
 
@@ -59,82 +59,6 @@ class Pty:
                 os.unlink(self.link_path)
         os.close(self.master)
         os.close(self.slave)
-
-
-class Wire:
-    """The transmit line: link frames pass the fault layer, then leave in FIFO order."""
-
-    def __init__(self, faults: FaultLayer, clock: Callable[[], float] = time.monotonic) -> None:
-        self.faults = faults
-        self._clock = clock
-        self._queue: deque[Outgoing] = deque()
-        self.silent_until = 0.0
-        # --trace-writes: event id -> monotonic ns of the first write of each card frame
-        # (benchmarks/link_bench.py measures latency from it; the card itself is not kept).
-        self.card_writes: dict[int, int] | None = None
-
-    def write(self, frame: bytes) -> None:
-        """The link's write callback."""
-        now = self._clock()
-        if now < self.silent_until:
-            return
-        self._queue.extend(self.faults.apply(frame, now))
-
-    def ready(self, now: float) -> bool:
-        return bool(self._queue) and self._queue[0].not_before <= now
-
-    def next_release(self) -> float | None:
-        return self._queue[0].not_before if self._queue else None
-
-    def flush(self, fd: int, now: float) -> None:
-        """Write the frames that are due, in one system call when they all fit."""
-        while due := self._due(now):
-            if self.card_writes is not None:
-                for item in due:
-                    _trace_card(item.data, self.card_writes)
-            data = due[0].data if len(due) == 1 else b"".join(item.data for item in due)
-            try:
-                n = os.write(fd, data)
-            except BlockingIOError:
-                return  # the host is not reading; select waits for room
-            if not self._written(n):
-                return
-
-    def _due(self, now: float) -> list[Outgoing]:
-        """The frames at the queue's head that may leave now. A delayed head holds back
-        everything behind it, as on a real serial line."""
-        due: list[Outgoing] = []
-        for item in self._queue:
-            if item.not_before > now:
-                break
-            due.append(item)
-        return due
-
-    def _written(self, n: int) -> bool:
-        """Drop the ``n`` bytes written from the queue's head; False if a frame was cut."""
-        queue = self._queue
-        while n and queue:
-            head = queue[0]
-            if n < len(head.data):
-                head.data = head.data[n:]
-                return False
-            n -= len(head.data)
-            queue.popleft()
-        return True
-
-    def save_trace(self, path: str) -> None:
-        with open(path, "w", encoding="ascii") as fh:
-            for event_id, ns in sorted((self.card_writes or {}).items()):
-                fh.write(f"{event_id} {ns}\n")
-
-    def clear(self) -> None:
-        self._queue.clear()
-
-
-def _trace_card(data: bytes, writes: dict[int, int]) -> None:
-    """Note when a CARD_DRAWN frame first leaves (its event id is at offset 7)."""
-    if len(data) >= 11 and data[0] == codec.SYNC and data[6] == m.MsgType.CARD_DRAWN:
-        writes.setdefault(int.from_bytes(data[7:11], "big"), time.monotonic_ns())
 
 
 class Simulator:
@@ -188,6 +112,10 @@ class Simulator:
         for fd in (self._wake_r, self._wake_w):
             os.set_blocking(fd, False)
         signal.set_wakeup_fd(self._wake_w)
+        # The loop's own descriptors, read every turn besides the port and the control's.
+        self._own_fds = [self._wake_r]
+        if self._parent_fd is not None:
+            self._own_fds.append(self._parent_fd)
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
 
@@ -249,16 +177,15 @@ class Simulator:
 
     def _select(self, now: float, master: int | None) -> tuple[list[int], list[int]]:
         """Wait for input, room on the port for a due frame, or the next deadline."""
-        readers = [self._wake_r, *self.control.read_fds()]
-        if self._parent_fd is not None:
-            readers.append(self._parent_fd)
+        readers = self.control.read_fds()
+        readers += self._own_fds
         writers = self.control.write_fds()
         if master is not None:
             readers.append(master)
             if self.wire.ready(now):
                 writers.append(master)
-        timeout = max(0.0, self._next_deadline(now) - now)
-        readable, writable, _ = select.select(readers, writers, [], timeout)
+        timeout = self._next_deadline(now) - now
+        readable, writable, _ = select.select(readers, writers, [], max(timeout, 0.0))
         return readable, writable
 
     def _parent_gone(self, readable: list[int]) -> bool:
@@ -277,20 +204,23 @@ class Simulator:
                 self.endpoint.link.send_nak()
         if self.pty is not None:
             self.wire.flush(self.pty.master, now)
+        # Control replies last: the frames a command made are on the port before the
+        # client hears back, and both wake the host at the end of this turn's work.
+        self.control.flush()
         self._note_session()
         log_due = self._log.due() if self._log is not None else None
         if log_due is not None and now >= log_due:
             self._log.flush()  # type: ignore[union-attr]
 
     def _next_deadline(self, now: float) -> float:
-        deadlines = [self.endpoint.link.next_deadline()]
+        deadline = self.endpoint.link.next_deadline()
         log_due = self._log.due() if self._log is not None else None
         timers = (self.firmware.next_deadline(), self._replug_at, self.wire.next_release(), log_due)
         for when in timers:
             # A due wire head waits for the port to be writable, not for the clock.
-            if when is not None and when > now:
-                deadlines.append(when)
-        return min(deadlines)
+            if when is not None and now < when < deadline:
+                deadline = when
+        return deadline
 
     def _read_port(self, fd: int) -> None:
         try:
