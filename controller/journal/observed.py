@@ -43,6 +43,15 @@ class ObservedJournal(ABC):
         else:
             self._held.append((written, entry))
 
+    @property
+    def held(self) -> int:
+        """How many entries the open batch holds, not durable yet (0 outside a batch)."""
+        return 0 if self._held is None else len(self._held)
+
+    def held_from(self, start: int) -> list[Mapping[str, object]]:
+        """The open batch's entries from the ``start``'th on, in the order written."""
+        return [] if self._held is None else [entry for _, entry in self._held[start:]]
+
     def when_durable(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once every entry written so far is durable."""
         if self._held is None:
