@@ -84,9 +84,12 @@ class Inbox:
         self._writer.setblocking(False)
         return self.reader
 
-    def put(self, out: Out) -> None:
+    def put(self, out: Out, wake: bool = True) -> None:
+        """Queue ``out``; ``wake`` False: the caller wakes the I/O thread later, once
+        for several lines."""
         self._lines.append(out)
-        self.wake()
+        if wake:
+            self.wake()
 
     def wake(self) -> None:
         # One byte in flight is enough: the I/O thread drains the whole deque each time.

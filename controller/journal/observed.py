@@ -76,6 +76,10 @@ class ObservedJournal(ABC):
             self._held, self._waiting = None, []
         for callback in waiting:
             callback()
+        self._all_durable(held)
+
+    def _all_durable(self, held: list[tuple[object, Mapping[str, object]]]) -> None:
+        """A batch's entries are durable (each with what ``_write`` returned for it)."""
         for written, entry in held:
             self._durable(written, entry)
 
