@@ -69,6 +69,7 @@ class DealerConsole(ABC):
         self.pending: set[int] = set()  # shoe event ids of the last draw not yet handled
         self.cards = 0
         self.cards_left = 0  # real cards in the shoe, as its last load reported them
+        self.bursts = True  # cards drawn several at once where the procedure allows
         self.unplugs = list(scenario.unplugs)
         self.card_faults = scenario.card_faults
         self.unplugged: str | None = None  # until the table has seen the device go
@@ -92,6 +93,11 @@ class DealerConsole(ABC):
 
     def finish(self) -> None:  # noqa: B027 - only Spanish 21 checks its script
         """After the last round."""
+
+    def pace(self, ms: int) -> None:
+        """The daemon's dealer at a pace (``--pace-ms``) draws one card an action, as
+        a dealer does; at 0, and at the bench, as many as ``draw_ahead`` allows."""
+        self.bursts = ms == 0
 
     def handle(self, event: m.Event) -> None:
         self.table.handle(event)
@@ -149,7 +155,7 @@ class DealerConsole(ABC):
         aimed at (drawn on its own after its fault), nor past the real cards the shoe
         reported loaded, and one at a time where the simulators inject faults at
         random."""
-        if count == 1 or self.s.rates:
+        if count == 1 or self.s.rates or not self.bursts:
             return 1
         count = min(count, self.cards_left)
         aimed = [f.at_card for f in self.card_faults] + [u.at_card for u in self.unplugs]

@@ -100,6 +100,8 @@ class TableLoop:
         self.health = health
         self.view = view
         self.console = console
+        if console is not None:
+            console.pace(options.pace_ms)
         self.snapshots = snapshots
         self.ready = False
         self.next_step = 0.0
@@ -149,7 +151,7 @@ class TableLoop:
             # thing it needs is an event, so the loop sleeps on the queue, not spins.
         return wait
 
-    def _take(self, item: Item) -> Item | None:
+    def _take(self, item: m.Event | tuple[Command, Ticket] | Interrupt) -> Item | None:
         """Handle ``item`` and the device events queued behind it (group commit): one
         transaction for them all, then each device acknowledged, as every event is, only
         once its rows are durable. What ends the group (a command, a stop, the next

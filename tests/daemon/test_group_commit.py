@@ -60,9 +60,9 @@ sys.exit(cli.main(["run", *sys.argv[1:]]))
 
 
 def test_grouped_events_are_acknowledged_only_after_their_commit(tmp_path: Path) -> None:
+    run = ("--simulate", "--rounds", "60", "--pace-ms", "0", "--seed", "3")
     proc = subprocess.Popen(
-        [sys.executable, "-c", WATCHED, "--simulate", "--rounds", "60"]
-        + ["--pace-ms", "0", "--seed", "3", "--workdir", str(tmp_path)],
+        [sys.executable, "-c", WATCHED, *run, "--workdir", str(tmp_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
