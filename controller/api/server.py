@@ -159,8 +159,7 @@ class ApiServer:
                     self._accept(obj)
                 elif self._clients.alive(obj):
                     self._guarded(obj, mask)
-            for out in self._inbox.take():
-                self._clients.deliver(out)
+            self._clients.deliver_all(self._inbox.take())
             self._clients.expire_drops()
 
     def _accept(self, lst: Listener) -> None:
