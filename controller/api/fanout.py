@@ -173,6 +173,16 @@ def _unsent(conn: Conn) -> bytes | memoryview:
     return b"".join([head, *itertools.islice(conn.out, 1, COALESCE)])
 
 
+def _sent(conn: Conn, sent: int) -> int:
+    """``sent`` bytes of what ``_unsent`` gave went out: the lines they finish leave
+    ``conn``'s queue; what they sent of the next one (0: none of it)."""
+    sent += conn.offset  # from the start of the first line
+    while conn.out and sent >= len(conn.out[0]):
+        sent -= len(conn.out.popleft())
+    conn.offset = sent
+    return sent
+
+
 class Clients:
     """The open connections, the subscribers among them, and what each is yet to be
     sent. ``open`` gives it the I/O thread's selector, ``close`` closes them all."""
@@ -290,11 +300,7 @@ class Clients:
             except OSError:
                 self.close_one(conn)
                 return
-            sent += conn.offset  # from the start of the first line
-            while conn.out and sent >= len(conn.out[0]):
-                sent -= len(conn.out.popleft())
-            conn.offset = sent
-            if conn.offset:
+            if _sent(conn, sent):
                 break  # the socket took part of a line: the rest when it is writable
         if conn.drop_at is not None and not conn.out:
             self.close_one(conn)

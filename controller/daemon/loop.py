@@ -2,7 +2,9 @@
 commands (from the API's ``submit``) from one queue, in order, and hands each to the
 table. What one input makes the table write is one journal transaction
 (``PublishingJournal.batch``): its device is acknowledged, its command answered and its
-rows streamed once that has committed. STATUS= follows the table's state and the
+rows streamed once that has committed. Device events already queued behind one share
+its transaction (group commit, ``_take``): the journal's rows and their order are the
+same, each event is still acknowledged only after the commit that holds its rows. STATUS= follows the table's state and the
 devices' health (never a card); WATCHDOG=1 is sent from this loop, and only after its
 health check. A simulated table's console (controller/daemon/console.py) takes its turn
 here too."""
@@ -121,7 +123,7 @@ class TableLoop:
                 self._snapshot_if_due()
                 if self._done():
                     return self._stop("rounds played")
-                item = self.inbox.get(0) if after is None else after
+                item = self._after(after)
             self._play()
             self._snapshot_if_due()
             if self._done():
@@ -174,6 +176,10 @@ class TableLoop:
         for event in group:
             self._saw(event)
         return next_item
+
+    def _after(self, left: Item | None) -> Item | None:
+        """The next input: the one that ended a group, else the queue's next, if any."""
+        return self.inbox.get(0) if left is None else left
 
     def _groups(self) -> bool:
         """Whether device events may share a transaction now: once ready (the start's
