@@ -4,10 +4,10 @@ table. What one input makes the table write is one journal transaction
 (``PublishingJournal.batch``): its device is acknowledged, its command answered and its
 rows streamed once that has committed. Device events already queued behind one share
 its transaction (group commit, ``_take``): the journal's rows and their order are the
-same, each event is still acknowledged only after the commit that holds its rows. STATUS= follows the table's state and the
-devices' health (never a card); WATCHDOG=1 is sent from this loop, and only after its
-health check. A simulated table's console (controller/daemon/console.py) takes its turn
-here too."""
+same, each event is still acknowledged only after the commit that holds its rows.
+STATUS= follows the table's state and the devices' health (never a card); WATCHDOG=1 is
+sent from this loop, and only after its health check. A simulated table's console
+(controller/daemon/console.py) takes its turn here too."""
 
 from __future__ import annotations
 
