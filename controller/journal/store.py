@@ -3,8 +3,10 @@
 A row is written and committed (WAL, ``synchronous=FULL``) before ``record`` returns,
 so the table acknowledges a card to the shoe only once the card is on disk: neither a
 crash nor a power cut loses a dealt card. Inside ``transaction()`` (the daemon's: every
-row one input produces) the rows are committed together when it ends, one fsync for
-them all; each is durable then, and only then does the daemon act on them.
+row one input, or a group of queued device events, produces) each row is chained as it
+is recorded and all are inserted and committed together when it ends (one statement
+for the rows, one fsync); each is durable then, and only then does the daemon act on
+them.
 
 Each row carries the SHA-256 of the row before it and its own hash over its sequence
 number, time, the previous hash and its body (controller/journal/chain.py); ``verify``
