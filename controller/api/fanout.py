@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import selectors
 import socket
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 import structlog
 
@@ -32,6 +33,7 @@ log = structlog.get_logger("controller.api")
 
 QUEUE_LIMIT = 1024  # messages waiting for one client before it is dropped
 DROP_GRACE = 2.0  # seconds a dropped client has to read its last notice
+COALESCE: Final = 64  # lines sent to one client in one write at most
 
 
 class Out(NamedTuple):
@@ -84,9 +86,12 @@ class Inbox:
         self._writer.setblocking(False)
         return self.reader
 
-    def put(self, out: Out) -> None:
+    def put(self, out: Out, wake: bool = True) -> None:
+        """Queue ``out``; ``wake`` False: the caller wakes the I/O thread later, once
+        for several lines."""
         self._lines.append(out)
-        self.wake()
+        if wake:
+            self.wake()
 
     def wake(self) -> None:
         # One byte in flight is enough: the I/O thread drains the whole deque each time.
@@ -159,6 +164,25 @@ class Conn:
                 yield line
 
 
+def _unsent(conn: Conn) -> bytes | memoryview:
+    """What ``conn`` is yet to be sent, from its first line's unsent part: several
+    lines in one write (up to ``COALESCE`` of them)."""
+    head = memoryview(conn.out[0])[conn.offset :]
+    if len(conn.out) == 1:
+        return head
+    return b"".join([head, *itertools.islice(conn.out, 1, COALESCE)])
+
+
+def _sent(conn: Conn, sent: int) -> int:
+    """``sent`` bytes of what ``_unsent`` gave went out: the lines they finish leave
+    ``conn``'s queue; what they sent of the next one (0: none of it)."""
+    sent += conn.offset  # from the start of the first line
+    while conn.out and sent >= len(conn.out[0]):
+        sent -= len(conn.out.popleft())
+    conn.offset = sent
+    return sent
+
+
 class Clients:
     """The open connections, the subscribers among them, and what each is yet to be
     sent. ``open`` gives it the I/O thread's selector, ``close`` closes them all."""
@@ -208,15 +232,27 @@ class Clients:
         deadlines = [c.drop_at for c in self._conns.values() if c.drop_at is not None]
         return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
-    def deliver(self, out: Out) -> None:
-        if out.target is None:
-            self.last_seq = out.seq
-            for conn in list(self._subscribers.values()):
-                self.enqueue(conn, out.data, out.seq)
-        elif out.target in self._conns:
-            self.enqueue(self._conns[out.target], out.data)
+    def deliver_all(self, outs: Iterable[Out]) -> None:
+        """What the table's thread queued, each line to its connection or to every
+        subscriber; each connection sent what it got in as few writes as it takes."""
+        touched: dict[int, Conn] = {}
+        for out in outs:
+            if out.target is None:
+                self.last_seq = out.seq
+                for conn in list(self._subscribers.values()):
+                    self.enqueue(conn, out.data, out.seq, flush=False)
+                    touched[conn.number] = conn
+            elif out.target in self._conns:
+                conn = self._conns[out.target]
+                self.enqueue(conn, out.data, flush=False)
+                touched[conn.number] = conn
+        for conn in touched.values():
+            if conn.out and self.alive(conn):
+                self.flush(conn)
 
-    def enqueue(self, conn: Conn, data: bytes, seq: int | None = None) -> None:
+    def enqueue(self, conn: Conn, data: bytes, seq: int | None = None, flush: bool = True) -> None:
+        """Queue ``data`` for ``conn``, sent at once unless ``flush`` is False (the
+        caller flushes it)."""
         if conn.drop_at is not None or conn.number not in self._conns:
             return
         if len(conn.out) >= self._queue_limit:
@@ -225,7 +261,8 @@ class Clients:
                 self._overflow(conn, seq)
                 return
         conn.out.append(data)
-        self.flush(conn)
+        if flush:
+            self.flush(conn)
 
     def _overflow(self, conn: Conn, seq: int | None) -> None:
         # The line being sent is finished first, so the notice stays a line of its own.
@@ -255,19 +292,16 @@ class Clients:
 
     def flush(self, conn: Conn) -> None:
         while conn.out:
-            head = conn.out[0]
+            data = _unsent(conn)
             try:
-                sent = conn.sock.send(memoryview(head)[conn.offset :])
+                sent = conn.sock.send(data)
             except BlockingIOError:
                 break
             except OSError:
                 self.close_one(conn)
                 return
-            conn.offset += sent
-            if conn.offset < len(head):
-                break
-            conn.out.popleft()
-            conn.offset = 0
+            if _sent(conn, sent):
+                break  # the socket took part of a line: the rest when it is writable
         if conn.drop_at is not None and not conn.out:
             self.close_one(conn)
             return

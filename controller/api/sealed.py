@@ -13,7 +13,7 @@ round) is walked whole.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Final
 
@@ -37,7 +37,10 @@ def _walk(value: object) -> bool:
     if isinstance(value, Mapping):
         if value.get("sealed") and value.get("card") is not None:
             return True
-        return any(_walk(v) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(_walk(v) for v in value)
-    return False
+        values: Iterable[object] = value.values()
+    elif isinstance(value, list | tuple):
+        values = value
+    else:
+        return False
+    # The scalars below (most of them) are passed over here, without a call each.
+    return any(_walk(v) for v in values if type(v) not in _SCALARS)

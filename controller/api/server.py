@@ -112,14 +112,21 @@ class ApiServer:
 
     # ------------------------------------------------------------------ the table's side
 
-    def publish(self, seq: int, entry: Mapping[str, object]) -> None:
+    def publish(self, seq: int, entry: Mapping[str, object], wake: bool = True) -> None:
         """Stream one journal entry, ``seq`` its journal sequence number. Called by the
-        table's thread right after the entry is journaled; never blocks, never raises."""
+        table's thread right after the entry is journaled; never blocks, never raises.
+        ``wake`` False: the lines wait for the next ``wake`` (a transaction's entries,
+        sent together)."""
         if self._window is not None:
             self._window.saw(seq, entry)
         if self._thread is None:
             return
-        self._inbox.put(Out(None, seq, event_line(seq, entry)))
+        self._inbox.put(Out(None, seq, event_line(seq, entry)), wake)
+
+    def wake(self) -> None:
+        """Send what ``publish`` queued without waking the I/O thread."""
+        if self._thread is not None:
+            self._inbox.wake()
 
     def set_status(self, status: Mapping[str, object]) -> None:
         """The table's state as a ``status`` request answers it (JSON values, never a
@@ -152,8 +159,7 @@ class ApiServer:
                     self._accept(obj)
                 elif self._clients.alive(obj):
                     self._guarded(obj, mask)
-            for out in self._inbox.take():
-                self._clients.deliver(out)
+            self._clients.deliver_all(self._inbox.take())
             self._clients.expire_drops()
 
     def _accept(self, lst: Listener) -> None:

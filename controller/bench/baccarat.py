@@ -13,12 +13,14 @@ from controller.bench.scenario import DRAWN_IN_ERROR, PLAYER_THIRD_CARD, Irregul
 from controller.journal.observed import ObservedJournal
 from controller.rules.baccarat import BETS, next_to_draw
 from controller.table.baccarat import BaccaratTable
+from controller.table.baccarat.machine import DEALING
 from controller.table.events import DisclosedCard, Need, NoMoreBets, Wager
 from drivers.device import DeviceDriver
 from firmware_sim.harness import SimProcess
 
 AUTOPLAY_SEATS = 7
 AUTOPLAY_AMOUNTS = (10, 25, 50, 100)
+FIRST_CARDS = 4  # two to each hand before any third card
 
 
 class BaccaratConsole(DealerConsole):
@@ -144,6 +146,17 @@ class BaccaratConsole(DealerConsole):
         fault = self.due(PLAYER_THIRD_CARD, now)
         if banker_draws and fault is not None:
             self.start_extra(fault, now)
+
+    def draw_ahead(self) -> int:
+        """The round's first four cards in one draw: the curator deals four, to the
+        Player's and the Banker's Hands alternately, whatever they are (545.9(c)); a
+        third card waits for the table to have placed the four (545.10, 545.11)."""
+        table = self.baccarat
+        if table.state != DEALING or self.extra is not None:
+            return 1
+        if self.hands_round == table.round and any(self.hands.values()):
+            return 1
+        return FIRST_CARDS
 
     def due(self, kind: str, now: int) -> Irregularity | None:
         """The scenario's first ``kind`` fault due by round ``now`` and not injected yet."""

@@ -68,6 +68,8 @@ class DealerConsole(ABC):
         self.drivers = drivers
         self.pending: set[int] = set()  # shoe event ids of the last draw not yet handled
         self.cards = 0
+        self.cards_left = 0  # real cards in the shoe, as its last load reported them
+        self.bursts = True  # cards drawn several at once where the procedure allows
         self.unplugs = list(scenario.unplugs)
         self.card_faults = scenario.card_faults
         self.unplugged: str | None = None  # until the table has seen the device go
@@ -92,6 +94,11 @@ class DealerConsole(ABC):
     def finish(self) -> None:  # noqa: B027 - only Spanish 21 checks its script
         """After the last round."""
 
+    def pace(self, ms: int) -> None:
+        """The daemon's dealer at a pace (``--pace-ms``) draws one card an action, as
+        a dealer does; at 0, and at the bench, as many as ``draw_ahead`` allows."""
+        self.bursts = ms == 0
+
     def handle(self, event: m.Event) -> None:
         self.table.handle(event)
         self.saw(event)
@@ -102,6 +109,9 @@ class DealerConsole(ABC):
             self.pending.discard(event.event_id)
             if isinstance(event, m.CardDrawn):
                 self.cards += 1
+                self.cards_left -= 1
+            elif isinstance(event, m.CardsLoaded):
+                self.cards_left = event.count
         elif event.device == "shuffler" and isinstance(event, SHUFFLE_ENDS):
             # Completed, or jammed, stopped or cut short (551.16(j)): a table that still
             # needs shuffled cards gets another shuffle.
@@ -127,11 +137,31 @@ class DealerConsole(ABC):
         if self.unplugs and self.unplugs[0].at_card == self.cards + 1:
             self.unplug(self.unplugs.pop(0))
             return False
+        count = self.draw_ahead()
         while self.card_faults and self.card_faults[0].at_card <= self.cards + 1:
             self.inject_card(self.card_faults.pop(0))
-        reply = self.sims["shoe"].control("draw", count=1)
+            count = 1  # the card the fault is aimed at, on its own
+        reply = self.sims["shoe"].control("draw", count=self.clipped(count))
         self.pending.update(reply["event_ids"])
         return False
+
+    def draw_ahead(self) -> int:
+        """How many cards the dealer draws now before the table has placed the first:
+        one, unless the game's procedure fixes the next ones whatever they are."""
+        return 1
+
+    def clipped(self, count: int) -> int:
+        """``count``, but never past the card before the next one a fault or an unplug is
+        aimed at (drawn on its own after its fault), nor past the real cards the shoe
+        reported loaded, and one at a time where the simulators inject faults at
+        random."""
+        if count == 1 or self.s.rates or not self.bursts:
+            return 1
+        count = min(count, self.cards_left)
+        aimed = [f.at_card for f in self.card_faults] + [u.at_card for u in self.unplugs]
+        if aimed:
+            count = min(count, min(aimed) - self.cards - 1)
+        return max(1, count)
 
     def shuffle(self) -> bool:
         if not self.s.continuous and self.table.shoes_completed >= self.shoes_loaded:

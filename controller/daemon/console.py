@@ -37,6 +37,10 @@ class Console(Protocol):
     @property
     def poll_interval(self) -> float: ...
 
+    def pace(self, ms: int) -> None:
+        """The dealer's pace, ``ms`` between two actions; at 0 (as fast as the table
+        takes them) the dealer may draw at once the cards the procedure fixes."""
+
     def saw(self, event: m.Event) -> None:
         """The table has handled ``event``."""
 

@@ -2,10 +2,12 @@
 commands (from the API's ``submit``) from one queue, in order, and hands each to the
 table. What one input makes the table write is one journal transaction
 (``PublishingJournal.batch``): its device is acknowledged, its command answered and its
-rows streamed once that has committed. STATUS= follows the table's state and the
-devices' health (never a card); WATCHDOG=1 is sent from this loop, and only after its
-health check. A simulated table's console (controller/daemon/console.py) takes its turn
-here too."""
+rows streamed once that has committed. Device events already queued behind one share
+its transaction (group commit, ``_take``): the journal's rows and their order are the
+same, each event is still acknowledged only after the commit that holds its rows.
+STATUS= follows the table's state and the devices' health (never a card); WATCHDOG=1 is
+sent from this loop, and only after its health check. A simulated table's console
+(controller/daemon/console.py) takes its turn here too."""
 
 from __future__ import annotations
 
@@ -20,12 +22,13 @@ from controller.api import ApiServer, Ticket
 from controller.config import TableSettings
 from controller.daemon.arguments import Options
 from controller.daemon.console import Console
-from controller.daemon.inbox import Inbox, Interrupt, Stop
+from controller.daemon.inbox import Inbox, Interrupt, Item, Stop
 from controller.daemon.sdnotify import Notifier
 from controller.daemon.view import LiveView
 from controller.daemon.wiring import PublishingJournal
 from controller.errors import EXIT_OK
 from controller.recovery import Snapshots
+from controller.recovery.rounds import ENDS
 from controller.table.core import Table
 from controller.table.events import Command
 from drivers import messages as m
@@ -36,6 +39,7 @@ from drivers.device import DeviceDriver
 # the inbox, which wakes it at once; at 0.2 s this wake was a quarter of an idle
 # daemon's wake-ups (benchmarks/sim_bench.py --parts idle).
 WAKE: Final = 1.0
+GROUP_LIMIT: Final = 64  # device events in one transaction at most
 STALLED_AFTER: Final = 10.0  # the queue not emptied for this long: no watchdog ping
 # What each device event says of its device's health, for STATUS= and the live view.
 HEALTH: Final[Mapping[type[m.Event], str]] = {
@@ -98,6 +102,8 @@ class TableLoop:
         self.health = health
         self.view = view
         self.console = console
+        if console is not None:
+            console.pace(options.pace_ms)
         self.snapshots = snapshots
         self.ready = False
         self.next_step = 0.0
@@ -113,11 +119,11 @@ class TableLoop:
             while item is not None:
                 if isinstance(item, Stop):
                     return self._stop(f"signal {signal.Signals(item.signum).name}")
-                self._handle(item)
+                after = self._take(item)
                 self._snapshot_if_due()
                 if self._done():
                     return self._stop("rounds played")
-                item = self.inbox.get(0)
+                item = self._after(after)
             self._play()
             self._snapshot_if_due()
             if self._done():
@@ -147,6 +153,57 @@ class TableLoop:
             # thing it needs is an event, so the loop sleeps on the queue, not spins.
         return wait
 
+    def _take(self, item: m.Event | tuple[Command, Ticket] | Interrupt) -> Item | None:
+        """Handle ``item`` and the device events queued behind it (group commit): one
+        transaction for them all, then each device acknowledged, as every event is, only
+        once its rows are durable. What ends the group (a command, a stop, the next
+        snapshot's moment) is returned, not handled."""
+        if not isinstance(item, m.Event) or not self._groups():
+            self._handle(item)
+            return None
+        group: list[m.Event] = []
+        next_item: Item | None = item
+        with self.journal.batch():  # one commit; then every event's acknowledgement
+            begun = self.journal.file.last_seq
+            while isinstance(next_item, m.Event):
+                held = self.journal.held
+                self.table.handle(next_item)
+                group.append(next_item)
+                if len(group) >= GROUP_LIMIT or self._group_ends(begun, held):
+                    next_item = None
+                    break
+                next_item = self.inbox.get(0)
+        for event in group:
+            self._saw(event)
+        return next_item
+
+    def _after(self, left: Item | None) -> Item | None:
+        """The next input: the one that ended a group, else the queue's next, if any."""
+        return self.inbox.get(0) if left is None else left
+
+    def _groups(self) -> bool:
+        """Whether device events may share a transaction now: once ready (the start's
+        connections, each followed by what readiness does), and never while a snapshot
+        is due (it is written after the one input that made it so)."""
+        snapshots = self.snapshots
+        return self.ready and (snapshots is None or not snapshots.due)
+
+    def _group_ends(self, begun: int, held: int) -> bool:
+        """After an event of a group (its entries held from the ``held``'th on):
+        whether it is the group's last, because the rounds asked for are played or a
+        snapshot may be due after it: an entry that ends a round or opens a seal, or the
+        rows that make one due by their number (``Snapshots.due`` changes only so)."""
+        if self._done():
+            return True
+        snapshots = self.snapshots
+        if snapshots is None:
+            return False
+        if snapshots.since + self.journal.file.last_seq - begun >= snapshots.every:
+            return True
+        return any(
+            entry.get("type") in ENDS or "opened" in entry for entry in self.journal.held_from(held)
+        )
+
     def _handle(self, item: m.Event | tuple[Command, Ticket] | Interrupt) -> None:
         if isinstance(item, Interrupt):
             # Found off this thread (the journal's full check): play stops, and the
@@ -164,6 +221,10 @@ class TableLoop:
             return
         with self.journal.batch():  # one commit; then the device's acknowledgement
             self.table.handle(item)
+        self._saw(item)
+
+    def _saw(self, item: m.Event) -> None:
+        """After ``item``'s commit: the console, the device's health, readiness."""
         if self.console is not None:
             self.console.saw(item)
         health = HEALTH.get(type(item))

@@ -71,6 +71,16 @@ class PublishingJournal(ObservedJournal):
         self._api.publish(written, entry)
         super()._durable(written, entry)
 
+    def _all_durable(self, held: list[tuple[object, Mapping[str, object]]]) -> None:
+        """A transaction's entries: streamed first, the API's thread woken once for them
+        all, then shown to the watchers."""
+        for written, entry in held:
+            assert isinstance(written, int)
+            self._api.publish(written, entry, wake=False)
+        self._api.wake()
+        for written, entry in held:
+            super()._durable(written, entry)
+
     def problem(self) -> str | None:
         """Why the next commits could not be made or kept, for the watchdog's check
         (controller/daemon/health.py); None: they can."""

@@ -22,8 +22,11 @@ _length: Final = struct.Struct(">I").pack  # a part's length before it
 def row_hash(seq: int, ts: str, prev: str, body: str) -> str:
     """A row's hash: over its place, its time, the hash before it and its body, each
     as its UTF-8 bytes after their length (4 bytes, big-endian), hashed in one call."""
-    parts = (str(seq).encode(), ts.encode(), prev.encode(), body.encode())
-    return hashlib.sha256(b"".join([_length(len(p)) + p for p in parts])).hexdigest()
+    s, t, p, b = str(seq).encode(), ts.encode(), prev.encode(), body.encode()
+    joined = b"".join(
+        (_length(len(s)), s, _length(len(t)), t, _length(len(p)), p, _length(len(b)), b)
+    )
+    return hashlib.sha256(joined).hexdigest()
 
 
 def _json_value(value: object) -> object:

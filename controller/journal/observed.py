@@ -43,6 +43,15 @@ class ObservedJournal(ABC):
         else:
             self._held.append((written, entry))
 
+    @property
+    def held(self) -> int:
+        """How many entries the open batch holds, not durable yet (0 outside a batch)."""
+        return 0 if self._held is None else len(self._held)
+
+    def held_from(self, start: int) -> list[Mapping[str, object]]:
+        """The open batch's entries from the ``start``'th on, in the order written."""
+        return [] if self._held is None else [entry for _, entry in self._held[start:]]
+
     def when_durable(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once every entry written so far is durable."""
         if self._held is None:
@@ -67,6 +76,10 @@ class ObservedJournal(ABC):
             self._held, self._waiting = None, []
         for callback in waiting:
             callback()
+        self._all_durable(held)
+
+    def _all_durable(self, held: list[tuple[object, Mapping[str, object]]]) -> None:
+        """A batch's entries are durable (each with what ``_write`` returned for it)."""
         for written, entry in held:
             self._durable(written, entry)
 

@@ -3,8 +3,10 @@
 A row is written and committed (WAL, ``synchronous=FULL``) before ``record`` returns,
 so the table acknowledges a card to the shoe only once the card is on disk: neither a
 crash nor a power cut loses a dealt card. Inside ``transaction()`` (the daemon's: every
-row one input produces) the rows are committed together when it ends, one fsync for
-them all; each is durable then, and only then does the daemon act on them.
+row one input, or a group of queued device events, produces) each row is chained as it
+is recorded and all are inserted and committed together when it ends (one statement
+for the rows, one fsync); each is durable then, and only then does the daemon act on
+them.
 
 Each row carries the SHA-256 of the row before it and its own hash over its sequence
 number, time, the previous hash and its body (controller/journal/chain.py); ``verify``
@@ -29,7 +31,7 @@ import sqlite3
 import time
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 import structlog
 
@@ -42,6 +44,8 @@ from controller.journal.inspect import Inspection, inspect
 from drivers import failpoints
 
 log = structlog.get_logger("controller.journal")
+
+_INSERT: Final = "INSERT INTO rows (seq, ts, body, prev, hash) VALUES (?, ?, ?, ?, ?)"
 
 
 def _text(when: datetime) -> str:
@@ -102,6 +106,7 @@ class SqliteJournal:
         self._closed = False
         self._seq, self._prev = self.inspection.last.seq, self.inspection.last.hash
         self._open: list[tuple[int, str, str]] | None = None  # a transaction's rows
+        self._rows: list[tuple[int, str, str, str, str]] = []  # ... to be inserted
         self.checkpoint = Checkpoint(self.files.checkpoint, self.inspection.checkpoint)
         try:
             if self.inspection.checkpoint != self.inspection.last:
@@ -146,28 +151,31 @@ class SqliteJournal:
         aimed = self._open is not None and kind in failpoints.ARMED
         if aimed:
             self._commit()
-        self._insert(encode(entry))
+        seq = self._seq + 1
+        ts = self._now()
+        body = encode(entry)
+        digest = row_hash(seq, ts, self._prev, body)
+        row = (seq, ts, body, self._prev, digest)
         if self._open is None:
-            self._durable([(self._seq, self._prev, kind)])
+            self._insert([row])
+            self._seq, self._prev = seq, digest
+            self._durable([(seq, digest, kind)])
             return
-        self._open.append((self._seq, self._prev, kind))
+        self._seq, self._prev = seq, digest
+        # Inside a transaction the row waits for its commit, which inserts all of them
+        # in one statement: one call into SQLite (one release of the GIL) a commit.
+        self._rows.append(row)
+        self._open.append((seq, digest, kind))
         if aimed:
             self._commit()
 
-    def _insert(self, body: str) -> None:
-        seq = self._seq + 1
-        ts = self._now()
-        digest = row_hash(seq, ts, self._prev, body)
+    def _insert(self, rows: list[tuple[int, str, str, str, str]]) -> None:
+        """Insert ``rows`` (seq, ts, body, prev, hash), committed on their own outside a
+        transaction."""
         try:
-            if self._open is not None and not self._db.in_transaction:
-                self._db.execute("BEGIN")
-            self._db.execute(
-                "INSERT INTO rows (seq, ts, body, prev, hash) VALUES (?, ?, ?, ?, ?)",
-                (seq, ts, body, self._prev, digest),
-            )
+            self._db.executemany(_INSERT, rows)
         except sqlite3.Error as exc:
             raise failure(self.path, exc, "write") from None
-        self._seq, self._prev = seq, digest
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
@@ -190,17 +198,28 @@ class SqliteJournal:
             raise
         finally:
             self._open = None
+            self._rows = []
 
     def _commit(self) -> None:
+        """The transaction's rows so far, inserted and committed together."""
         assert self._open is not None
         rows, self._open = self._open, []
         if not rows:
             return
         try:
+            self._flush()
             self._db.execute("COMMIT")
         except sqlite3.Error as exc:
             raise failure(self.path, exc, "write") from None
         self._durable(rows)
+
+    def _flush(self) -> None:
+        """The open transaction's rows not inserted yet, inserted (not committed)."""
+        pending, self._rows = self._rows, []
+        if pending:
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN")
+            self._insert(pending)
 
     def _durable(self, rows: list[tuple[int, str, str]]) -> None:
         """``rows`` (sequence number, hash, failpoint) are committed: the witnesses say
@@ -248,6 +267,7 @@ class SqliteJournal:
         cannot be (a damaged page, a body that is not JSON)."""
         at = ""
         try:
+            self._flush()  # a transaction's own rows are read as they were written
             cursor = self._db.execute(f"SELECT seq, ts, body FROM rows {where}", (bound,))
             for seq, ts, body in cursor:
                 at = f" at row {seq}"

@@ -98,3 +98,32 @@ def test_a_batch_that_raises_tells_nobody() -> None:
         journal.when_durable(lambda: journal.durable.append("ack"))
         raise RuntimeError("the input failed")
     assert "ack" not in journal.durable and "watch device" not in journal.durable
+
+
+def test_a_batch_shows_what_it_holds_until_it_commits() -> None:
+    journal = Listed()
+    assert journal.held == 0 and journal.held_from(0) == []
+    with journal.batch():
+        journal.record({"type": "device"})
+        mark = journal.held
+        journal.record({"type": "dealt"})
+        journal.record({"type": "round_end"})
+        assert journal.held == 3
+        assert [e["type"] for e in journal.held_from(mark)] == ["dealt", "round_end"]
+    assert journal.held == 0 and journal.held_from(0) == []
+
+
+def test_rows_of_an_open_transaction_are_inserted_at_its_commit_and_read_as_written(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "j.db"
+    with SqliteJournal(path) as j:
+        with j.transaction():
+            j.record({"type": "dealt", "n": 1})
+            j.record({"type": "dealt", "n": 2})
+            # The same connection reads them (inserted first), another sees none yet.
+            assert [r.entry["n"] for r in j.rows()] == [1, 2]
+            assert stored_rows(path) == []
+            j.record({"type": "dealt", "n": 3})
+        assert [r[0] for r in stored_rows(path)] == [1, 2, 3]
+    assert verify(path).ok
