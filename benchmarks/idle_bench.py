@@ -105,7 +105,9 @@ def measure(trees: list[Path], tmp: Path, settle: float, seconds: float, seed: i
         wall = time.monotonic() - t0
     out = []
     for b, a, sb, sa in zip(before, after, sims_before, sims_after, strict=True):
-        per = {t: ((a[t][0] - b[t][0]) / wall / 1e7, (a[t][1] - b[t][1]) / wall) for t in a if t in b}
+        per = {
+            t: ((a[t][0] - b[t][0]) / wall / 1e7, (a[t][1] - b[t][1]) / wall) for t in a if t in b
+        }
         row: dict = {"threads": per}
         row["cpu_percent"] = sum(c for c, _ in per.values())
         row["wakeups_per_s"] = sum(w for _, w in per.values())
@@ -131,7 +133,9 @@ def report(labels: list[str], runs: list[list[dict]]) -> None:
     keys = [("daemon CPU (% of a core)", "cpu_percent"), ("daemon wake-ups/s", "wakeups_per_s")]
     keys += [(f"{k} simulator CPU (%)", f"{k}_cpu_percent") for k in ("shoe", "shuffler")]
     for label, key in keys:
-        cells = [spread([r[i][key] for r in runs if key in r[i]] or [0.0]) for i in range(len(labels))]
+        cells = [
+            spread([r[i][key] for r in runs if key in r[i]] or [0.0]) for i in range(len(labels))
+        ]
         print(f"| {label} | " + " | ".join(cells) + " |")
     for name in runs[0][0]["threads"]:
         for what, j in (("CPU (%)", 0), ("wake-ups/s", 1)):
