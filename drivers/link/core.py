@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from drivers import codec
 from drivers.errors import LinkLost
-from drivers.link.auth import TamperMeter, mac, session_key
+from drivers.link.auth import Mac, TamperMeter, session_key
 from drivers.link.config import LinkConfig, LinkStats
 from drivers.link.sender import Outgoing, Sender
 from drivers.link.trace import FrameTrace
@@ -47,6 +47,7 @@ class Link:
         self._peer_dir = b"H" if self.is_device else b"D"
         self._flags = codec.FLAG_FROM_DEVICE if self.is_device else 0
         self._tamper = TamperMeter()
+        self._device_mac = Mac(self.device_key)
         self._hello_nonce = b""
         self._last_byte = 0.0
         self._reset_session()
@@ -55,7 +56,7 @@ class Link:
 
     def _reset_session(self) -> None:
         self.established = False
-        self._session_key = b""
+        self._session_mac = Mac(b"")  # no session: keyed by the session key at establish
         self._sender = Sender(lambda: self.config, self.stats, self._transmit, self.clock)
         self._rx_next = 0
         self._nak_for: int | None = None
@@ -82,7 +83,7 @@ class Link:
         held = self._held
         self._reset_session()
         self._held = held
-        self._session_key = session_key(self.device_key, host_nonce, device_nonce)
+        self._session_mac = Mac(session_key(self.device_key, host_nonce, device_nonce))
         self.established = True
 
     # ------------------------------------------------------------------ sending
@@ -93,7 +94,7 @@ class Link:
         if mtype == MsgType.HELLO:
             self._hello_nonce = payload[-NONCE_LEN:]
         signed = codec.signed_part(self._flags, 0, 0, mtype, payload)
-        tag = mac(self.device_key, self._my_dir + self._hello_nonce + signed)
+        tag = self._device_mac(self._my_dir + self._hello_nonce + signed)
         self._emit(signed, tag, mtype, 0, 0)
 
     def bind_hello(self, host_nonce: bytes) -> None:
@@ -115,7 +116,7 @@ class Link:
             entry.mtype,
             entry.payload,
         )
-        tag = mac(self._session_key, self._my_dir + entry.seq.to_bytes(8, "big") + signed)
+        tag = self._session_mac(self._my_dir + entry.seq.to_bytes(8, "big") + signed)
         self._emit(signed, tag, entry.mtype, entry.seq, self._rx_next)
 
     def _send_control(self, mtype: MsgType) -> None:
@@ -123,7 +124,7 @@ class Link:
             raise LinkLost("control counter exhausted: a new session is needed")
         self._ctl_out += 1
         signed = codec.signed_part(self._flags, 0, self._rx_next, mtype, _U32.pack(self._ctl_out))
-        tag = mac(self._session_key, self._my_dir + signed)
+        tag = self._session_mac(self._my_dir + signed)
         self._emit(signed, tag, mtype, 0, self._rx_next)
 
     def _emit(self, signed: bytes, tag: bytes, mtype: int, seq: int, ack: int) -> None:
@@ -212,7 +213,7 @@ class Link:
 
     def _accept_handshake(self, f: codec.Frame, now: float, out: list[tuple[int, bytes]]) -> str:
         nonce = f.payload[-NONCE_LEN:] if f.type == MsgType.HELLO else self._hello_nonce
-        if not hmac.compare_digest(mac(self.device_key, self._peer_dir + nonce + f.signed), f.mac):
+        if not hmac.compare_digest(self._device_mac(self._peer_dir + nonce + f.signed), f.mac):
             return self._auth_failed(now)
         self._last_rx = now
         out.append((f.type, f.payload))
@@ -223,7 +224,7 @@ class Link:
         full = self._rx_next + d if d < 128 else self._rx_next - (256 - d)
         if full < 0:
             return self._auth_failed(now)
-        tag = mac(self._session_key, self._peer_dir + full.to_bytes(8, "big") + f.signed)
+        tag = self._session_mac(self._peer_dir + full.to_bytes(8, "big") + f.signed)
         if not hmac.compare_digest(tag, f.mac):
             return self._auth_failed(now)
         self._last_rx = now
@@ -243,7 +244,7 @@ class Link:
 
     def _accept_control(self, f: codec.Frame, now: float) -> str:
         """ACK, NAK or HEARTBEAT: a rising counter, and the peer's acknowledgement."""
-        if not hmac.compare_digest(mac(self._session_key, self._peer_dir + f.signed), f.mac):
+        if not hmac.compare_digest(self._session_mac(self._peer_dir + f.signed), f.mac):
             return self._auth_failed(now)
         if len(f.payload) != 4:
             self.stats.malformed += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import random
 import secrets
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from drivers import codec
 from drivers.errors import LinkBusy, LinkLost
 from drivers.link import Link, LinkConfig, mac
+from drivers.link.auth import Mac
 from drivers.messages import MsgType
 from tests.support.devices import KEY
 
@@ -375,3 +377,8 @@ def test_frames_held_behind_an_ignored_hello_do_not_spin_the_timer() -> None:
     assert [t for t, _ in dev.receive(to_dev.take())] == [MsgType.HELLO]  # the second is held
     dev.poll()  # the owner ignored the first HELLO; the held one is processed now
     assert dev.next_deadline() > clock.t
+
+
+@given(st.binary(max_size=100), st.binary(max_size=300))
+def test_a_keyed_mac_is_the_truncated_hmac_sha256(key: bytes, message: bytes) -> None:
+    assert Mac(key)(message) == hmac.digest(key, message, "sha256")[:8] == mac(key, message)
