@@ -17,7 +17,7 @@ Frame layout, all integers big-endian::
 from __future__ import annotations
 
 import binascii
-from dataclasses import dataclass
+from typing import NamedTuple
 
 SYNC = 0xA5
 HEADER_LEN = 7
@@ -37,8 +37,9 @@ def crc16(data: bytes | bytearray | memoryview) -> int:
     return binascii.crc_hqx(data, 0xFFFF)
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(NamedTuple):
+    """One decoded frame (a tuple: built for every frame received, at C speed)."""
+
     flags: int
     seq: int
     ack: int
