@@ -132,6 +132,8 @@ class Decoder:
     def feed(self, data: bytes) -> tuple[list[Frame], bool]:
         """Add bytes; return the frames now complete and whether garbage was skipped."""
         buf = self._buf
+        if not buf and data and check(data) == len(data):
+            return [parse(data, 0, len(data))], False  # one whole frame: the usual read
         buf += data
         frames: list[Frame] = []
         skipped = False

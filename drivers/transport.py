@@ -58,6 +58,7 @@ class SerialTransport:
         self._write_timeout = write_timeout
         self._port: serial.Serial | None = None
         self._fd = -1
+        self._readers: list[int] = []  # what read waits on: the port and the wake pipe
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -86,13 +87,14 @@ class SerialTransport:
             raise TransportIOError(f"{self._path}: {exc.strerror or exc}") from None
         self._port = port
         self._fd = port.fileno()
+        self._readers = [self._fd, self._wake_r]
 
     def read(self, max_bytes: int, deadline: float) -> bytes:
         if self._port is None:
             raise DeviceGone(f"{self._path} is not open")
         timeout = max(0.0, deadline - time.monotonic())
         try:
-            ready, _, _ = select.select([self._fd, self._wake_r], [], [], timeout)
+            ready, _, _ = select.select(self._readers, [], [], timeout)
         except (OSError, ValueError) as exc:
             raise DeviceGone(f"{self._path}: {exc}") from None
         if self._wake_r in ready:

@@ -261,7 +261,8 @@ class DeviceDriver:
             data = transport.read(4096, self._waiting_until)
             with self._lock:
                 msgs = link.receive(data) if data else []
-                msgs += link.poll()
+                if self._clock() >= self._waiting_until:  # a timer is due, not just a frame
+                    msgs += link.poll()
                 if self._event_ack_due is not None and self._clock() >= self._event_ack_due:
                     try:
                         self._send_event_ack()

@@ -10,6 +10,7 @@ HMAC-SHA256. The owner feeds received bytes to ``receive``, calls ``poll`` at
 from __future__ import annotations
 
 import hmac
+import math
 import struct
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ _HANDSHAKE_TYPES = frozenset({MsgType.HELLO, MsgType.HELLO_REPLY, MsgType.REFUSE
 # Verdicts on frames that do not end a run of garbage (they may be garbage themselves).
 _SUSPECT = frozenset({"auth-failed", "malformed", "reflected"})
 _U32 = struct.Struct(">I")
+_SYNC_MAC_CRC = 1 + codec.MAC_LEN + codec.CRC_LEN  # a frame's bytes besides its signed part
 
 
 @dataclass
@@ -46,6 +48,7 @@ class Link:
         self._my_dir = b"D" if self.is_device else b"H"
         self._peer_dir = b"H" if self.is_device else b"D"
         self._flags = codec.FLAG_FROM_DEVICE if self.is_device else 0
+        self._peer_flag = self._flags ^ codec.FLAG_FROM_DEVICE  # a frame from the other end
         self._tamper = TamperMeter()
         self._device_mac = Mac(self.device_key)
         self._hello_nonce = b""
@@ -147,15 +150,17 @@ class Link:
 
     def receive(self, data: bytes) -> list[tuple[int, bytes]]:
         """Feed bytes from the transport; return the messages now deliverable, in order."""
+        now = self.clock()
         if data:
-            self._last_byte = self.clock()
+            self._last_byte = now
         frames, skipped = self._decoder.feed(data)
         if self._held:
             frames, self._held = self._held + frames, []
-        return self._process(frames, skipped)
+        return self._process(frames, skipped, now)
 
-    def _process(self, frames: list[codec.Frame], skipped: bool) -> list[tuple[int, bytes]]:
-        now = self.clock()
+    def _process(
+        self, frames: list[codec.Frame], skipped: bool, now: float
+    ) -> list[tuple[int, bytes]]:
         self.stats.garbage_bytes = self._decoder.garbage_bytes
         out: list[tuple[int, bytes]] = []
         ack_now = False
@@ -166,7 +171,7 @@ class Link:
             self.stats.frames_rx += 1
             verdict = self._accept(f, now, out)
             ack_now = self._count(verdict, now) or ack_now
-            length = len(f.signed) + codec.MAC_LEN + codec.CRC_LEN + 1
+            length = len(f.signed) + _SYNC_MAC_CRC
             self._trace.add(now, "rx", f.type, f.seq, f.ack, length, verdict)
             if verdict == "handshake":
                 # What follows belongs to the session the owner is about to establish.
@@ -199,15 +204,17 @@ class Link:
 
     def _accept(self, f: codec.Frame, now: float, out: list[tuple[int, bytes]]) -> str:
         """Judge one frame (the verdict goes to the trace); deliverable messages go to ``out``."""
-        if f.from_device == self.is_device:
+        flags = f.flags
+        if flags & codec.FLAG_FROM_DEVICE != self._peer_flag:
             self.stats.stale_frames += 1
             return "reflected"
-        if f.type in _HANDSHAKE_TYPES and not f.sequenced:
+        sequenced = flags & codec.FLAG_SEQUENCED
+        if f.type in _HANDSHAKE_TYPES and not sequenced:
             return self._accept_handshake(f, now, out)
         if not self.established:
             self.stats.stale_frames += 1
             return "no-session"
-        if f.sequenced:
+        if sequenced:
             return self._accept_sequenced(f, now, out)
         return self._accept_control(f, now)
 
@@ -300,25 +307,22 @@ class Link:
             return []
         frames, skipped = self._decoder.discard_stale()
         self._last_byte = now
-        return self._process(frames, skipped)
+        return self._process(frames, skipped, now)
 
     def next_deadline(self) -> float:
         """When ``poll`` next has work to do (monotonic seconds)."""
         cfg = self.config
-        candidates = []
         if self._held:
-            candidates.append(self.clock())
-        if self._decoder.pending:
-            candidates.append(self._last_byte + cfg.stale_after)
+            return self.clock()
+        due = self._last_byte + cfg.stale_after if self._decoder.pending else math.inf
         if self.established:
-            candidates.append(self._last_rx + cfg.link_timeout)
-            candidates.append(self._last_tx + self._idle_interval())
-            if self._ack_due is not None:
-                candidates.append(self._ack_due)
+            due = min(due, self._last_rx + cfg.link_timeout, self._last_tx + self._idle_interval())
+            if self._ack_due is not None and self._ack_due < due:
+                due = self._ack_due
             retransmit = self._sender.deadline()
-            if retransmit is not None:
-                candidates.append(retransmit)
-        return min(candidates) if candidates else self.clock() + cfg.link_timeout
+            if retransmit is not None and retransmit < due:
+                due = retransmit
+        return due if due != math.inf else self.clock() + cfg.link_timeout
 
     # ------------------------------------------------------------------ state
 
