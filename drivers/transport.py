@@ -58,7 +58,7 @@ class SerialTransport:
         self._write_timeout = write_timeout
         self._port: serial.Serial | None = None
         self._fd = -1
-        self._readers: list[int] = []  # what read waits on: the port and the wake pipe
+        self._poller = select.poll()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -87,19 +87,25 @@ class SerialTransport:
             raise TransportIOError(f"{self._path}: {exc.strerror or exc}") from None
         self._port = port
         self._fd = port.fileno()
-        self._readers = [self._fd, self._wake_r]
+        self._poller = select.poll()  # the port and the wake pipe, registered once
+        for fd in (self._fd, self._wake_r):
+            self._poller.register(fd, select.POLLIN)
 
     def read(self, max_bytes: int, deadline: float) -> bytes:
         if self._port is None:
             raise DeviceGone(f"{self._path} is not open")
-        timeout = max(0.0, deadline - time.monotonic())
+        timeout_ms = max(0.0, deadline - time.monotonic()) * 1000  # poll rounds it up
         try:
-            ready, _, _ = select.select(self._readers, [], [], timeout)
-        except (OSError, ValueError) as exc:
+            events = self._poller.poll(timeout_ms)
+        except OSError as exc:
             raise DeviceGone(f"{self._path}: {exc}") from None
-        if self._wake_r in ready:
-            self._drain_wake()
-        if self._fd not in ready:
+        readable = False
+        for fd, _ in events:
+            if fd == self._wake_r:
+                self._drain_wake()
+            else:
+                readable = True  # data, or a hang-up that the read below reports
+        if not readable:
             return b""
         try:
             data = os.read(self._fd, max_bytes)
