@@ -26,12 +26,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from daemon_harness import ROOT, Daemon, Notify, run_args
+from daemon_harness import ROOT, Daemon, daemon, run_args
 from sim_bench import children
 
 IDLE_PACE_MS = 3_600_000
@@ -61,30 +60,10 @@ def thread_names(pid: int) -> dict[str, str]:
     return dict(re.findall(r'^Thread (\d+) \(\w+\): "([^"]+)"', dump.stdout, re.M))
 
 
-@contextlib.contextmanager
-def spawn(tree: Path, workdir: Path, seed: int) -> Iterator[Daemon]:
+def spawn(tree: Path, workdir: Path, seed: int) -> contextlib.AbstractContextManager[Daemon]:
     """The idle daemon of ``tree``, its simulators started from that tree too."""
-    workdir.mkdir(parents=True)
-    notify = Notify(workdir / "notify.sock")
-    env = {**os.environ, "NOTIFY_SOCKET": str(notify.path)}
-    if tree != ROOT:
-        env["PYTHONPATH"] = str(tree)
     argv = [sys.executable, "-m", "controller.cli", "run"]
-    argv += run_args("baccarat", IDLE_PACE_MS, seed, workdir)
-    stderr = workdir / "daemon.stderr"
-    with open(stderr, "wb") as err:
-        proc = subprocess.Popen(
-            argv, cwd=tree, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
-        )
-    d = Daemon(proc, notify, workdir, time.monotonic_ns(), stderr)
-    try:
-        yield d
-        d.stop()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        notify.close()
+    return daemon([*argv, *run_args("baccarat", IDLE_PACE_MS, seed, workdir)], workdir, tree)
 
 
 def measure(trees: list[Path], tmp: Path, settle: float, seconds: float, seed: int) -> list[dict]:

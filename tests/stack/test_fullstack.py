@@ -154,7 +154,7 @@ def test_lost_link_is_detected_within_the_configured_time(
     next_event(q, m.DeviceConnected, timeout=timeout * 3 + 3)  # back after the silence
 
 
-def test_an_idle_link_stays_up_on_heartbeats_and_a_hung_simulator_is_lost_in_time(
+def test_an_idle_link_stays_up_and_a_hung_or_killed_simulator_is_lost_in_time(
     tmp_path: Path, sims: list[SimProcess], drivers: Drivers
 ) -> None:
     # The default lost-link time (docs/protocol.md 7.7: 1.0 s); the device heartbeats
@@ -180,21 +180,10 @@ def test_an_idle_link_stays_up_on_heartbeats_and_a_hung_simulator_is_lost_in_tim
     finally:
         os.kill(sim.process.pid, signal.SIGCONT)
     next_event(q, m.DeviceConnected, timeout=5)
-
-
-def test_a_killed_simulator_is_reported_lost_at_once(
-    tmp_path: Path, sims: list[SimProcess], drivers: Drivers
-) -> None:
-    sim = SimProcess("shuffler", tmp_path, KEY)
-    sims.append(sim.start())
-    q: queue.Queue[m.Event] = queue.Queue()
-    driver_for(drivers, ShufflerDriver, sim, q)
-    next_event(q, m.DeviceConnected)
-    assert sim.process is not None
-    sim.process.kill()
+    sim.process.kill()  # killed: its end of the port closes
     killed = time.monotonic()
-    next_event(q, m.DeviceLost, timeout=2)
-    assert time.monotonic() - killed <= LinkConfig().link_timeout + 0.1
+    next_event(q, m.DeviceLost, timeout=timeout + 1)
+    assert time.monotonic() - killed <= timeout + 0.1
 
 
 def test_unplugged_device_is_reported_lost_at_once(
