@@ -117,15 +117,19 @@ class Daemon:
 
 
 @contextlib.contextmanager
-def daemon(argv: Sequence[str], workdir: Path) -> Iterator[Daemon]:
+def daemon(argv: Sequence[str], workdir: Path, tree: Path = ROOT) -> Iterator[Daemon]:
+    """The daemon of ``argv``; with ``tree``, that tree's code (PYTHONPATH, working
+    directory: its simulators' ``python -m firmware_sim`` too)."""
     workdir.mkdir(parents=True)
     notify = Notify(workdir / "notify.sock")
     stderr = workdir / "daemon.stderr"
     env = {**os.environ, "NOTIFY_SOCKET": str(notify.path)}
+    if tree != ROOT:
+        env["PYTHONPATH"] = str(tree)
     with open(stderr, "wb") as err:
         spawned = time.monotonic_ns()
         proc = subprocess.Popen(
-            argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
+            argv, cwd=tree, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
         )
     d = Daemon(proc, notify, workdir, spawned, stderr)
     try:

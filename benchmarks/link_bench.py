@@ -1,7 +1,8 @@
 """Card path benchmark: the firmware simulator writes a card frame -> the driver hands
 the CardDrawn event to the consumer, beside a bare pyserial pseudo-terminal floor.
 
-Run: make bench   (or .venv/bin/python benchmarks/link_bench.py [--cards N] [--json])
+Run: make bench   (or .venv/bin/python benchmarks/link_bench.py [--cards N] [--json]
+[--flat-only: only the host's and the simulator's CPU per card, dealt flat out])
 
 Measured in one run, on this machine:
 * floor: a separate process writes a frame-sized chunk (stamped with its monotonic
@@ -198,7 +199,21 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5, help="alternating floor/card rounds")
     ap.add_argument("--idle-seconds", type=float, default=10.0)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--flat-only", action="store_true", help="only the flat-out deal's CPU")
     args = ap.parse_args()
+    if args.flat_only:
+        with tempfile.TemporaryDirectory() as tmpdir:
+            flat = deal(Path(tmpdir), "flat", args.cards, ["--pace", "instant"])
+        n = len(flat.taken)
+        print(
+            json.dumps(
+                {
+                    "host_cpu_us_per_card": round(flat.host_cpu / n * 1e6, 1),
+                    "sim_cpu_us_per_card": round(flat.sim_cpu / n * 1e6, 1),
+                }
+            )
+        )
+        return
     result = measure(args)
     if args.json:
         print(json.dumps(result, indent=2))

@@ -17,7 +17,7 @@ Frame layout, all integers big-endian::
 from __future__ import annotations
 
 import binascii
-from dataclasses import dataclass
+from typing import NamedTuple
 
 SYNC = 0xA5
 HEADER_LEN = 7
@@ -30,6 +30,7 @@ MAX_PAYLOAD = MAX_FRAME - MIN_FRAME
 FLAG_SEQUENCED = 0x01
 FLAG_FROM_DEVICE = 0x02
 _KNOWN_FLAGS = FLAG_SEQUENCED | FLAG_FROM_DEVICE
+_SYNC_BYTE = bytes((SYNC,))
 
 
 def crc16(data: bytes | bytearray | memoryview) -> int:
@@ -37,8 +38,9 @@ def crc16(data: bytes | bytearray | memoryview) -> int:
     return binascii.crc_hqx(data, 0xFFFF)
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(NamedTuple):
+    """One decoded frame (a tuple: built for every frame received, at C speed)."""
+
     flags: int
     seq: int
     ack: int
@@ -67,7 +69,7 @@ def signed_part(flags: int, seq: int, ack: int, mtype: int, payload: bytes) -> b
 def assemble(signed: bytes, mac: bytes) -> bytes:
     """Add SYNC, the MAC and the CRC to a signed part."""
     body = signed + mac
-    return bytes((SYNC,)) + body + crc16(body).to_bytes(2, "big")
+    return _SYNC_BYTE + body + crc16(body).to_bytes(2, "big")
 
 
 def check(buf: bytes | bytearray, start: int = 0) -> int:
@@ -91,11 +93,9 @@ def check(buf: bytes | bytearray, start: int = 0) -> int:
     if avail < length:
         return 0
     end = start + length
-    if (
-        crc16(memoryview(buf)[start + 1 : end - CRC_LEN])
-        != int.from_bytes(buf[end - CRC_LEN : end], "big")
-        or buf[start + 3] & ~_KNOWN_FLAGS
-    ):
+    # The CRC over bytes 1 .. end of MAC followed by the CRC itself (big-endian) is 0
+    # exactly when the CRC matches: CRC-16/CCITT-FALSE has no reflection and no xorout.
+    if crc16(buf[start + 1 : end]) or buf[start + 3] & ~_KNOWN_FLAGS:
         return -_skip_one(buf, start)
     return length
 
@@ -131,6 +131,8 @@ class Decoder:
     def feed(self, data: bytes) -> tuple[list[Frame], bool]:
         """Add bytes; return the frames now complete and whether garbage was skipped."""
         buf = self._buf
+        if not buf and data and check(data) == len(data):
+            return [parse(data, 0, len(data))], False  # one whole frame: the usual read
         buf += data
         frames: list[Frame] = []
         skipped = False

@@ -58,6 +58,7 @@ class SerialTransport:
         self._write_timeout = write_timeout
         self._port: serial.Serial | None = None
         self._fd = -1
+        self._poller = select.poll()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -86,44 +87,70 @@ class SerialTransport:
             raise TransportIOError(f"{self._path}: {exc.strerror or exc}") from None
         self._port = port
         self._fd = port.fileno()
+        self._poller = select.poll()  # the port and the wake pipe, registered once
+        for fd in (self._fd, self._wake_r):
+            self._poller.register(fd, select.POLLIN)
 
     def read(self, max_bytes: int, deadline: float) -> bytes:
         if self._port is None:
             raise DeviceGone(f"{self._path} is not open")
-        timeout = max(0.0, deadline - time.monotonic())
+        timeout_ms = max(0.0, deadline - time.monotonic()) * 1000  # poll rounds it up
         try:
-            ready, _, _ = select.select([self._fd, self._wake_r], [], [], timeout)
-        except (OSError, ValueError) as exc:
+            events = self._poller.poll(timeout_ms)
+        except OSError as exc:
             raise DeviceGone(f"{self._path}: {exc}") from None
-        if self._wake_r in ready:
-            self._drain_wake()
-        if self._fd not in ready:
+        readable = False
+        for fd, _ in events:
+            if fd == self._wake_r:
+                self._drain_wake()
+            else:
+                readable = True  # data, or a hang-up that the read below reports
+        if not readable:
             return b""
         try:
             data = os.read(self._fd, max_bytes)
         except BlockingIOError:
             return b""
         except OSError as exc:
-            if exc.errno in _GONE_ERRNOS:
-                raise DeviceGone(f"{self._path}: {exc.strerror}") from None
-            raise TransportIOError(f"{self._path}: {exc.strerror}") from None
+            raise self._failed(exc) from None
         if not data:
             raise DeviceGone(f"{self._path}: end of file")
         return data
 
     def write(self, data: bytes) -> None:
+        """One os.write on the non-blocking port in the usual case (pyserial's write
+        adds a select after every write); what does not fit waits for room, up to
+        ``write_timeout``."""
         if self._port is None:
             raise DeviceGone(f"{self._path} is not open")
         try:
-            self._port.write(data)
-        except serial.SerialTimeoutException:
-            raise TransportTimeout(f"{self._path}: write timed out") from None
-        except serial.SerialException as exc:
-            raise DeviceGone(f"{self._path}: {exc}") from None
+            sent = os.write(self._fd, data)
+        except BlockingIOError:
+            sent = 0
         except OSError as exc:
-            if exc.errno in _GONE_ERRNOS:
-                raise DeviceGone(f"{self._path}: {exc.strerror}") from None
-            raise TransportIOError(f"{self._path}: {exc.strerror}") from None
+            raise self._failed(exc) from None
+        if sent < len(data):
+            self._write_rest(memoryview(data)[sent:])
+
+    def _write_rest(self, rest: memoryview) -> None:
+        deadline = time.monotonic() + self._write_timeout
+        while rest:
+            timeout = deadline - time.monotonic()
+            try:
+                _, ready, _ = select.select([], [self._fd], [], max(0.0, timeout))
+                if not ready:
+                    raise TransportTimeout(f"{self._path}: write timed out")
+                rest = rest[os.write(self._fd, rest) :]
+            except BlockingIOError:
+                continue
+            except (OSError, ValueError) as exc:
+                raise self._failed(exc) from None
+
+    def _failed(self, exc: OSError | ValueError) -> TransportError:
+        """The exception for a failed read or write: the device gone, or an I/O error."""
+        if isinstance(exc, ValueError) or exc.errno in _GONE_ERRNOS:
+            return DeviceGone(f"{self._path}: {getattr(exc, 'strerror', None) or exc}")
+        return TransportIOError(f"{self._path}: {exc.strerror or exc}")
 
     def wake(self) -> None:
         with contextlib.suppress(BlockingIOError):  # a wake is already pending

@@ -35,6 +35,7 @@ from drivers.link import Link, LinkConfig
 from drivers.transport import Transport
 
 log = structlog.get_logger("drivers")
+_EVENT_ACK = m.MsgType.EVENT_ACK  # a global: an Enum class attribute costs ten times more
 
 
 class EventSink(Protocol):
@@ -185,7 +186,7 @@ class DeviceDriver:
         self._event_ack_sent_at = self._clock()
         committed = self._stream.committed
         if committed is not None:
-            self._link.send(m.MsgType.EVENT_ACK, m.event_ack_body(committed))
+            self._link.send(_EVENT_ACK, m.event_ack_body(committed))
 
     def _emit(self, event: m.Event) -> None:
         self._events.put(event)
@@ -261,7 +262,8 @@ class DeviceDriver:
             data = transport.read(4096, self._waiting_until)
             with self._lock:
                 msgs = link.receive(data) if data else []
-                msgs += link.poll()
+                if self._clock() >= self._waiting_until:  # a timer is due, not just a frame
+                    msgs += link.poll()
                 if self._event_ack_due is not None and self._clock() >= self._event_ack_due:
                     try:
                         self._send_event_ack()

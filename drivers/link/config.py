@@ -20,8 +20,10 @@ class LinkConfig:
 
     @property
     def heartbeat_interval(self) -> float:
-        """A device's idle time before its HEARTBEAT (docs/protocol.md 7.6)."""
-        return self.link_timeout / 4
+        """A device's idle time before its HEARTBEAT (docs/protocol.md 7.6): the longest
+        that still leaves a frame heard within ``link_timeout`` when one heartbeat is
+        lost (two intervals), with a third of ``link_timeout`` to spare."""
+        return self.link_timeout / 3
 
     @property
     def host_heartbeat_interval(self) -> float:

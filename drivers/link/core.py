@@ -10,6 +10,7 @@ HMAC-SHA256. The owner feeds received bytes to ``receive``, calls ``poll`` at
 from __future__ import annotations
 
 import hmac
+import math
 import struct
 import time
 from collections.abc import Callable
@@ -17,16 +18,19 @@ from dataclasses import dataclass, field
 
 from drivers import codec
 from drivers.errors import LinkLost
-from drivers.link.auth import TamperMeter, mac, session_key
+from drivers.link.auth import Mac, TamperMeter, session_key
 from drivers.link.config import LinkConfig, LinkStats
 from drivers.link.sender import Outgoing, Sender
 from drivers.link.trace import FrameTrace
 from drivers.messages import NONCE_LEN, MsgType
 
 _HANDSHAKE_TYPES = frozenset({MsgType.HELLO, MsgType.HELLO_REPLY, MsgType.REFUSED})
+# The control types as module names: an Enum class attribute costs ten times a global.
+_ACK, _NAK, _HEARTBEAT = MsgType.ACK, MsgType.NAK, MsgType.HEARTBEAT
 # Verdicts on frames that do not end a run of garbage (they may be garbage themselves).
 _SUSPECT = frozenset({"auth-failed", "malformed", "reflected"})
 _U32 = struct.Struct(">I")
+_SYNC_MAC_CRC = 1 + codec.MAC_LEN + codec.CRC_LEN  # a frame's bytes besides its signed part
 
 
 @dataclass
@@ -46,7 +50,9 @@ class Link:
         self._my_dir = b"D" if self.is_device else b"H"
         self._peer_dir = b"H" if self.is_device else b"D"
         self._flags = codec.FLAG_FROM_DEVICE if self.is_device else 0
+        self._peer_flag = self._flags ^ codec.FLAG_FROM_DEVICE  # a frame from the other end
         self._tamper = TamperMeter()
+        self._device_mac = Mac(self.device_key)
         self._hello_nonce = b""
         self._last_byte = 0.0
         self._reset_session()
@@ -55,7 +61,7 @@ class Link:
 
     def _reset_session(self) -> None:
         self.established = False
-        self._session_key = b""
+        self._session_mac = Mac(b"")  # no session: keyed by the session key at establish
         self._sender = Sender(lambda: self.config, self.stats, self._transmit, self.clock)
         self._rx_next = 0
         self._nak_for: int | None = None
@@ -82,7 +88,7 @@ class Link:
         held = self._held
         self._reset_session()
         self._held = held
-        self._session_key = session_key(self.device_key, host_nonce, device_nonce)
+        self._session_mac = Mac(session_key(self.device_key, host_nonce, device_nonce))
         self.established = True
 
     # ------------------------------------------------------------------ sending
@@ -93,7 +99,7 @@ class Link:
         if mtype == MsgType.HELLO:
             self._hello_nonce = payload[-NONCE_LEN:]
         signed = codec.signed_part(self._flags, 0, 0, mtype, payload)
-        tag = mac(self.device_key, self._my_dir + self._hello_nonce + signed)
+        tag = self._device_mac(self._my_dir + self._hello_nonce + signed)
         self._emit(signed, tag, mtype, 0, 0)
 
     def bind_hello(self, host_nonce: bytes) -> None:
@@ -115,7 +121,7 @@ class Link:
             entry.mtype,
             entry.payload,
         )
-        tag = mac(self._session_key, self._my_dir + entry.seq.to_bytes(8, "big") + signed)
+        tag = self._session_mac(self._my_dir + entry.seq.to_bytes(8, "big") + signed)
         self._emit(signed, tag, entry.mtype, entry.seq, self._rx_next)
 
     def _send_control(self, mtype: MsgType) -> None:
@@ -123,7 +129,7 @@ class Link:
             raise LinkLost("control counter exhausted: a new session is needed")
         self._ctl_out += 1
         signed = codec.signed_part(self._flags, 0, self._rx_next, mtype, _U32.pack(self._ctl_out))
-        tag = mac(self._session_key, self._my_dir + signed)
+        tag = self._session_mac(self._my_dir + signed)
         self._emit(signed, tag, mtype, 0, self._rx_next)
 
     def _emit(self, signed: bytes, tag: bytes, mtype: int, seq: int, ack: int) -> None:
@@ -140,39 +146,42 @@ class Link:
         """Ask the peer to resend from the next expected sequence number."""
         self._nak_for = self._rx_next
         self.stats.naks_tx += 1
-        self._send_control(MsgType.NAK)
+        self._send_control(_NAK)
 
     # ------------------------------------------------------------------ receiving
 
     def receive(self, data: bytes) -> list[tuple[int, bytes]]:
         """Feed bytes from the transport; return the messages now deliverable, in order."""
+        now = self.clock()
         if data:
-            self._last_byte = self.clock()
+            self._last_byte = now
         frames, skipped = self._decoder.feed(data)
         if self._held:
             frames, self._held = self._held + frames, []
-        return self._process(frames, skipped)
+        return self._process(frames, skipped, now)
 
-    def _process(self, frames: list[codec.Frame], skipped: bool) -> list[tuple[int, bytes]]:
-        now = self.clock()
-        self.stats.garbage_bytes = self._decoder.garbage_bytes
+    def _process(
+        self, frames: list[codec.Frame], skipped: bool, now: float
+    ) -> list[tuple[int, bytes]]:
         out: list[tuple[int, bytes]] = []
         ack_now = False
-        if skipped and self.established and not self._garbage_naked:
-            self.send_nak()  # one NAK per garbage run, however many reads it spans
-            self._garbage_naked = True
+        if skipped:
+            self.stats.garbage_bytes = self._decoder.garbage_bytes
+            if self.established and not self._garbage_naked:
+                self.send_nak()  # one NAK per garbage run, however many reads it spans
+                self._garbage_naked = True
         for i, f in enumerate(frames):
             self.stats.frames_rx += 1
             verdict = self._accept(f, now, out)
             ack_now = self._count(verdict, now) or ack_now
-            length = len(f.signed) + codec.MAC_LEN + codec.CRC_LEN + 1
+            length = len(f.signed) + _SYNC_MAC_CRC
             self._trace.add(now, "rx", f.type, f.seq, f.ack, length, verdict)
             if verdict == "handshake":
                 # What follows belongs to the session the owner is about to establish.
                 self._held = frames[i + 1 :]
                 break
         if ack_now or self._rx_unacked >= max(1, self.config.window // 2):
-            self._send_control(MsgType.ACK)
+            self._send_control(_ACK)
         if self._heard_heartbeat:
             self._answer_heartbeat(now)
         return out
@@ -182,7 +191,7 @@ class Link:
         last half heartbeat interval: the two ends' heartbeats share one exchange (7.6)."""
         self._heard_heartbeat = False
         if self.established and now - self._last_tx >= self.config.heartbeat_interval / 2:
-            self._send_control(MsgType.HEARTBEAT)
+            self._send_control(_HEARTBEAT)
 
     def _count(self, verdict: str, now: float) -> bool:
         """The receiving side's note of one frame; True when an ACK must go at once."""
@@ -198,21 +207,23 @@ class Link:
 
     def _accept(self, f: codec.Frame, now: float, out: list[tuple[int, bytes]]) -> str:
         """Judge one frame (the verdict goes to the trace); deliverable messages go to ``out``."""
-        if f.from_device == self.is_device:
+        flags = f.flags
+        if flags & codec.FLAG_FROM_DEVICE != self._peer_flag:
             self.stats.stale_frames += 1
             return "reflected"
-        if f.type in _HANDSHAKE_TYPES and not f.sequenced:
+        sequenced = flags & codec.FLAG_SEQUENCED
+        if f.type in _HANDSHAKE_TYPES and not sequenced:
             return self._accept_handshake(f, now, out)
         if not self.established:
             self.stats.stale_frames += 1
             return "no-session"
-        if f.sequenced:
+        if sequenced:
             return self._accept_sequenced(f, now, out)
         return self._accept_control(f, now)
 
     def _accept_handshake(self, f: codec.Frame, now: float, out: list[tuple[int, bytes]]) -> str:
         nonce = f.payload[-NONCE_LEN:] if f.type == MsgType.HELLO else self._hello_nonce
-        if not hmac.compare_digest(mac(self.device_key, self._peer_dir + nonce + f.signed), f.mac):
+        if not hmac.compare_digest(self._device_mac(self._peer_dir + nonce + f.signed), f.mac):
             return self._auth_failed(now)
         self._last_rx = now
         out.append((f.type, f.payload))
@@ -223,7 +234,7 @@ class Link:
         full = self._rx_next + d if d < 128 else self._rx_next - (256 - d)
         if full < 0:
             return self._auth_failed(now)
-        tag = mac(self._session_key, self._peer_dir + full.to_bytes(8, "big") + f.signed)
+        tag = self._session_mac(self._peer_dir + full.to_bytes(8, "big") + f.signed)
         if not hmac.compare_digest(tag, f.mac):
             return self._auth_failed(now)
         self._last_rx = now
@@ -243,7 +254,7 @@ class Link:
 
     def _accept_control(self, f: codec.Frame, now: float) -> str:
         """ACK, NAK or HEARTBEAT: a rising counter, and the peer's acknowledgement."""
-        if not hmac.compare_digest(mac(self._session_key, self._peer_dir + f.signed), f.mac):
+        if not hmac.compare_digest(self._session_mac(self._peer_dir + f.signed), f.mac):
             return self._auth_failed(now)
         if len(f.payload) != 4:
             self.stats.malformed += 1
@@ -255,10 +266,10 @@ class Link:
         self._ctl_in = count
         self._last_rx = now
         self._sender.on_ack(f.ack, now)
-        if f.type == MsgType.NAK:
+        if f.type == _NAK:
             self.stats.naks_rx += 1
             self._sender.on_nak(now)
-        elif f.type == MsgType.HEARTBEAT:
+        elif f.type == _HEARTBEAT:
             self._heard_heartbeat = True
         return "control"
 
@@ -280,10 +291,10 @@ class Link:
         if now - self._last_rx >= self.config.link_timeout:
             raise LinkLost(f"no valid frame for {now - self._last_rx:.3f} s")
         if self._ack_due is not None and now >= self._ack_due:
-            self._send_control(MsgType.ACK)
+            self._send_control(_ACK)
         self._sender.on_timer(now)
         if now - self._last_tx >= self._idle_interval():
-            self._send_control(MsgType.HEARTBEAT)
+            self._send_control(_HEARTBEAT)
         return out
 
     def _idle_interval(self) -> float:
@@ -299,25 +310,22 @@ class Link:
             return []
         frames, skipped = self._decoder.discard_stale()
         self._last_byte = now
-        return self._process(frames, skipped)
+        return self._process(frames, skipped, now)
 
     def next_deadline(self) -> float:
         """When ``poll`` next has work to do (monotonic seconds)."""
         cfg = self.config
-        candidates = []
         if self._held:
-            candidates.append(self.clock())
-        if self._decoder.pending:
-            candidates.append(self._last_byte + cfg.stale_after)
+            return self.clock()
+        due = self._last_byte + cfg.stale_after if self._decoder.pending else math.inf
         if self.established:
-            candidates.append(self._last_rx + cfg.link_timeout)
-            candidates.append(self._last_tx + self._idle_interval())
-            if self._ack_due is not None:
-                candidates.append(self._ack_due)
+            due = min(due, self._last_rx + cfg.link_timeout, self._last_tx + self._idle_interval())
+            if self._ack_due is not None and self._ack_due < due:
+                due = self._ack_due
             retransmit = self._sender.deadline()
-            if retransmit is not None:
-                candidates.append(retransmit)
-        return min(candidates) if candidates else self.clock() + cfg.link_timeout
+            if retransmit is not None and retransmit < due:
+                due = retransmit
+        return due if due != math.inf else self.clock() + cfg.link_timeout
 
     # ------------------------------------------------------------------ state
 

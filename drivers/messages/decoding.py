@@ -85,6 +85,9 @@ _EVENTS: dict[int, tuple[type[ev.Event], Callable[[str, bytes], tuple[object, ..
     MsgType.DOOR: (ev.DoorChanged, _flag),
 }
 
+# Each type's name for the layouts' error messages, looked up once, not per event.
+_NAMES: dict[int, str] = {mtype: MsgType(mtype).name for mtype in _EVENTS}
+
 
 def decode_event(device: str, event_id: int, mtype: int, body: bytes) -> ev.Event:
     """Typed event from an authenticated event body; MalformedMessage if it does not fit."""
@@ -92,7 +95,7 @@ def decode_event(device: str, event_id: int, mtype: int, body: bytes) -> ev.Even
     if entry is None:
         raise MalformedMessage(f"message type 0x{mtype:02x} is not an event")
     event, layout = entry
-    return event(device, event_id, *layout(MsgType(mtype).name, body))
+    return event(device, event_id, *layout(_NAMES[mtype], body))
 
 
 def decode_status(device: str, payload: bytes) -> ev.Status:

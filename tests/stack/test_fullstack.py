@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import random
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -148,8 +150,40 @@ def test_lost_link_is_detected_within_the_configured_time(
     next_event(q, m.DeviceLost, timeout=timeout + 1)
     detected = time.monotonic() - went_silent
     # Heard at most one heartbeat interval before the silence began.
-    assert timeout * 0.75 - 0.05 <= detected <= timeout + 0.1
+    assert timeout - cfg.link.heartbeat_interval - 0.05 <= detected <= timeout + 0.1
     next_event(q, m.DeviceConnected, timeout=timeout * 3 + 3)  # back after the silence
+
+
+def test_an_idle_link_stays_up_and_a_hung_or_killed_simulator_is_lost_in_time(
+    tmp_path: Path, sims: list[SimProcess], drivers: Drivers
+) -> None:
+    # The default lost-link time (docs/protocol.md 7.7: 1.0 s); the device heartbeats
+    # at a third of it (7.6), the host answers.
+    sim = SimProcess("shuffler", tmp_path, KEY)
+    sims.append(sim.start())
+    q: queue.Queue[m.Event] = queue.Queue()
+    drv = driver_for(drivers, ShufflerDriver, sim, q)
+    next_event(q, m.DeviceConnected)
+    rx = drv.link_stats["frames_rx"]
+    time.sleep(3)
+    idle_events = [q.get_nowait() for _ in range(q.qsize())]
+    assert drv.connected.is_set()
+    assert not [e for e in idle_events if isinstance(e, m.DeviceLost)]  # no loss while idle
+    assert drv.link_stats["frames_rx"] - rx >= 6  # about three heartbeats a second
+    assert sim.process is not None
+    timeout = LinkConfig().link_timeout
+    os.kill(sim.process.pid, signal.SIGSTOP)  # hung: the port stays open, nothing comes
+    try:
+        stopped = time.monotonic()
+        next_event(q, m.DeviceLost, timeout=timeout + 1)
+        assert time.monotonic() - stopped <= timeout + 0.1
+    finally:
+        os.kill(sim.process.pid, signal.SIGCONT)
+    next_event(q, m.DeviceConnected, timeout=5)
+    sim.process.kill()  # killed: its end of the port closes
+    killed = time.monotonic()
+    next_event(q, m.DeviceLost, timeout=timeout + 1)
+    assert time.monotonic() - killed <= timeout + 0.1
 
 
 def test_unplugged_device_is_reported_lost_at_once(
