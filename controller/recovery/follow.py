@@ -49,8 +49,12 @@ class Follower:
 
     def fold(self, entry: Mapping[str, Any]) -> None:
         kind = entry.get("type")
-        self.day = gaming_day_in(entry) or self.day
-        self._seals(entry)
+        # Only a row with a day, or a refusal, tells the day; only these touch the seals
+        # (each row of the daemon's journal passes here: no call for the others).
+        if "day" in entry or kind == "refused":
+            self.day = gaming_day_in(entry) or self.day
+        if entry.get("sealed") or "opened" in entry or kind == "shoe_end":
+            self._seals(entry)
         if kind == "device":
             self._device(entry)
         elif kind == RESUMED:
