@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.rules.baccarat import Coup, Hand, next_to_draw, point, result
+from controller.rules.baccarat import coup as coup_module
 from controller.rules.baccarat.coup import COMPLETE
 from controller.rules.cards import CardError, card, deck
 
@@ -127,3 +128,23 @@ def test_a_coup_deals_into_the_hands_it_was_made_over() -> None:
     with pytest.raises(ValueError) as complete:
         coup.add("3S")
     assert str(complete.value) == COMPLETE
+
+
+@pytest.mark.parametrize("first", ["add", "would_complete", "of"])
+def test_the_stages_are_made_on_the_first_card_whatever_asks_first(
+    first: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(coup_module, "_FIRST", coup_module._UNMADE)
+    coup = Coup()  # a table is built with its round's coup: nothing made yet
+    assert (coup.due, coup.player_total, coup.banker_total) == ("player", 0, 0)
+    if first == "add":
+        assert coup.add("10h") == "banker"
+    elif first == "would_complete":
+        assert coup.would_complete("9S") is False
+    else:
+        assert Coup.of(["9S", "8D"], ["2C"]).due == "banker"
+    assert coup_module._FIRST is not coup_module._UNMADE
+    after = Coup()
+    for token in ("2S", "KD", "3H", "5C", "4S", "9H"):  # 5 to 5; a 4 draws (545.11(c)(2))
+        after.add(token)
+    assert (after.player_total, after.banker_total, after.outcome) == (9, 4, "player")

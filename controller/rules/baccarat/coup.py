@@ -78,12 +78,18 @@ def _stages() -> _Stage:
     return first
 
 
-_FIRST: _Stage | None = None  # made with the first coup
+# The first stage, and every other once made: on the first card dealt, so that a table
+# built (a round made with its coup) and never dealt to makes none.
+_UNMADE: Final = _Stage("player", [], [])
+_FIRST: _Stage = _UNMADE
 
 
-def _first() -> _Stage:
+def _made(at: _Stage) -> _Stage:
+    """``at``, or the first stage made with every other if ``at`` is the one not made."""
     global _FIRST
-    if _FIRST is None:
+    if at is not _UNMADE:
+        return at
+    if _FIRST is _UNMADE:
         _FIRST = _stages()
     return _FIRST
 
@@ -107,7 +113,7 @@ class Coup:
     def __init__(self) -> None:
         self.player: list[str] = []
         self.banker: list[str] = []
-        self._at = _FIRST or _first()
+        self._at = _FIRST
 
     @classmethod
     def of(cls, player: list[str], banker: list[str]) -> Coup:
@@ -116,7 +122,7 @@ class Coup:
         next_to_draw(player, banker)  # no stage of the deal: its ValueError
         coup = cls()
         held = {"player": iter(player), "banker": iter(banker)}
-        at = coup._at
+        at = _made(coup._at)
         while at.due is not None and (token := next(held[at.due], None)) is not None:
             at = at.after[value(token)]
         coup.player, coup.banker, coup._at = player, banker, at
@@ -133,26 +139,27 @@ class Coup:
         ValueError) for a token that is no card, and nothing is dealt."""
         at = self._at
         try:
-            self._at = after = at.after[VALUES[token]]
-        except KeyError:  # a card in another spelling ("10d"), or no card
-            self._at = after = at.after[self._value(token)]
-        except IndexError:  # no stage after: the round is complete
-            raise ValueError(COMPLETE) from None
+            after = at.after[VALUES[token]]
+        except (KeyError, IndexError):  # another spelling ("10d") or no card; no stages
+            after = self._stages_after()[value(token)]
+        self._at = after
         (self.player if at.due == "player" else self.banker).append(token)
         return after.due
 
     def would_complete(self, token: str) -> bool:
         """Whether ``token``, dealt next, completes the round; nothing is dealt. The
         errors of ``add``."""
+        after = self._stages_after()
         v = VALUES.get(token)
-        if v is None or not self._at.after:
-            v = self._value(token)
-        return self._at.after[v].due is None
+        return after[value(token) if v is None else v].due is None
 
-    def _value(self, token: str) -> int:
-        if not self._at.after:
+    def _stages_after(self) -> tuple[_Stage, ...]:
+        """The stages the next card leads to, made now if they are not yet; ValueError
+        once the round is complete."""
+        self._at = at = _made(self._at)
+        if not at.after:
             raise ValueError(COMPLETE)
-        return value(token)  # CardError: no card
+        return at.after
 
     @property
     def player_total(self) -> int:
