@@ -6,8 +6,9 @@ Count (545.6(b)) and, once the round is complete, the winning hand (545.8(a),
 ``next_to_draw``, ``point`` and ``result`` read both hands whole on every call. A
 ``Coup`` is fed each card as it is dealt: the card's value is looked up once, and the
 coup steps to the stage of the deal that value leads to, where each answer is waiting.
-The stages are made once, with the first coup, by asking ``next_to_draw``, ``point``
-and ``result`` themselves about a hand of each stage, so a coup gives their answers
+The stages are made once, on the first card a process deals, by asking
+``next_to_draw``, ``point`` and ``result`` about a hand of each stage, so a coup gives
+their answers
 (tests/rules/test_baccarat_coup.py compares the two on every deal). A stage stands for
 every hand that leaves the same to read for the rest of the deal (``_key``).
 """
@@ -46,9 +47,10 @@ _Key = tuple[object, ...]
 
 def _key(player: Sequence[int], banker: Sequence[int], due: Hand | None) -> _Key:
     """What the rest of the deal reads of these card values: the hand due, the cards
-    out and the Point Counts (the two-card ones while the Player's Hand may draw,
-    545.11(b); the Banker's Hand then draws or not on the Player's third card, which
-    leaves only the Point Counts to read); once complete, the Point Counts alone."""
+    out on each side and each hand's Point Count so far. Until the Player's Hand draws
+    or stays (545.11(b)) those are the two-card counts the third-card rules read; after
+    the Player's third card only the Banker's draw is left, and ``due`` says whether it
+    comes. Once the round is complete, the Point Counts alone."""
     counts = (sum(player) % 10, sum(banker) % 10)
     return (None, *counts) if due is None else (due, len(player), len(banker), *counts)
 
@@ -140,7 +142,7 @@ class Coup:
         at = self._at
         try:
             after = at.after[VALUES[token]]
-        except (KeyError, IndexError):  # another spelling ("10d") or no card; no stages
+        except (KeyError, IndexError):  # "10d", or no card; no stage made after this one
             after = self._stages_after()[value(token)]
         self._at = after
         (self.player if at.due == "player" else self.banker).append(token)
