@@ -110,7 +110,7 @@ class Coup:
     """
 
     __slots__ = ("_at", "banker", "player")
-    snapshot: ClassVar = False  # derived from the hands: controller/table/snapshot.py
+    snapshot: ClassVar[bool] = False  # derived from the hands: controller/table/snapshot.py
 
     def __init__(self) -> None:
         self.player: list[str] = []
