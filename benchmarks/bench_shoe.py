@@ -11,15 +11,15 @@ Measured for each shoe in SHOES:
   its `bench_end` line), and over the whole command (process start-up included).
   Median of --stack-runs runs.
 * rules engine: the same cards in the same order, with the wagers the stack's run
-  placed (read back from its event file), through the pure functions alone: the
-  burn (`burn_count`), each card to `next_to_draw`'s hand, `result`, `settle` per
-  seat, the cover card and the one more hand after it. Spanish 21: the same cards
-  with the wagers (Match-the-Dealer and Insurance included) and the decisions the
-  stack's run took (its `wager` and `decision` lines), through
-  `controller.rules.spanish21` alone: the burn, `initial_deal_order`, the side
-  nets, the peek, each box's hands (`apply_decision`, `deal_card`), the dealer's
-  draws and `settle_round`, until the cutting card's round. No devices, no
-  machine, no output. Median of --engine-runs runs.
+  placed (read back from its event file), through the rules alone as the table
+  calls them: the burn (`burn_count`), each card to the round's `Coup` (the hand
+  due, the outcome), `settle` per seat, the cover card and the one more hand after
+  it. Spanish 21: the same cards with the wagers (Match-the-Dealer and Insurance
+  included) and the decisions the stack's run took (its `wager` and `decision`
+  lines), through `controller.rules.spanish21` alone: the burn,
+  `initial_deal_order`, the side nets, the peek, each box's hands
+  (`apply_decision`, `deal_card`), the dealer's draws and `settle_round`, until
+  the cutting card's round. No devices, no machine, no output. Median of --engine-runs runs.
 Before any figure is reported, the engine's rounds must equal the stack's
 `round_end` lines (Baccarat: cards, result, each seat's net; Spanish 21: the
 dealer's cards, each box's hands with cards, outcome and net, and its side nets):
@@ -53,10 +53,8 @@ sys.path.insert(0, str(ROOT))
 
 from controller.rules.baccarat import (  # noqa: E402
     BaccaratRules,
-    Hand,
+    Coup,
     burn_count,
-    next_to_draw,
-    result,
     settle,
 )
 from controller.rules.cards import CUT  # noqa: E402
@@ -207,31 +205,30 @@ def baccarat_wagers(events: Sequence[Event], seat: str = "seat") -> Wagers:
 def replay_baccarat(
     shoe: Sequence[str], wagers: Wagers, rules: BaccaratRules
 ) -> list[BaccaratRound]:
-    """The shoe through the pure rules: burn, deal, result, settle, until the hand after
-    the cover card's (545.10(e), ruling R1) or the last card."""
+    """The shoe through the rules as the table calls them: burn, each card to the round's
+    ``Coup``, its outcome, settle, until the hand after the cover card's (545.10(e),
+    ruling R1) or the last card."""
     rounds: list[BaccaratRound] = []
     cards = iter(shoe)
     cover: int | None = 1 if _burn(cards) else None  # the round the cover card came out in
-    player: list[str] = []
-    banker: list[str] = []
-    hand: Hand | None = "player"
+    coup = Coup()
+    add = coup.add
     for token in cards:
         if token == CUT:
             if cover is None:
                 cover = len(rounds) + 1  # before or during a hand: that hand's
             continue
-        (player if hand == "player" else banker).append(token)
-        hand = next_to_draw(player, banker)
-        if hand is not None:
+        if add(token) is not None:
             continue
-        outcome = result(player, banker)
+        outcome = coup.outcome
         nets: dict[str, Decimal] = {}
         for seat, bets in wagers.get(len(rounds) + 1, _NO_SEATS).items():
             nets[str(seat)] = settle(bets, outcome, rules).net
-        rounds.append(BaccaratRound(player, banker, outcome, nets))
+        rounds.append(BaccaratRound(coup.player, coup.banker, outcome, nets))
         if cover is not None and len(rounds) == cover + 1:
             break
-        player, banker, hand = [], [], "player"
+        coup = Coup()
+        add = coup.add
     return rounds
 
 

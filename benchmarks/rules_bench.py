@@ -4,10 +4,10 @@ against a plain-Python punto banco loop, interleaved in one process; Spanish 21 
 Run: .venv/bin/python benchmarks/rules_bench.py [--runs N] [--shoes N] [--json]
 
 * **engine**: each seeded, shuffled 8-deck shoe (the cover card 16 cards from the
-  bottom) through the functions the table calls, by ``bench_shoe.replay_baccarat``:
-  ``burn_count`` on the first card and the burn, each card appended to the hand
-  ``next_to_draw`` names, ``result``, ``settle`` for each seat that wagered, until the
-  hand after the cover card's (545.10(e), ruling R1).
+  bottom) through the rules as the table calls them, by ``bench_shoe.replay_baccarat``:
+  ``burn_count`` on the first card and the burn, each card dealt to the round's
+  ``Coup`` (``add``: the hand due next), its ``outcome``, ``settle`` for each seat that
+  wagered, until the hand after the cover card's (545.10(e), ruling R1).
 * **plain loop**: the same shoe as a list, ``list.pop`` from its end, the cards' values
   from a dict, the standard tableau inline, the same nets in ``Decimal``: no function
   per card, no check of any kind.

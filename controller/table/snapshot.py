@@ -10,8 +10,11 @@ enums, and the dataclasses of ``controller.table``, ``controller.rules`` and
 ``drivers.messages``). What is not data is wiring, never captured and never
 replaced: the table itself, its components, its journal, devices, sealer and machine,
 its rules (its configuration), anything callable, and anything that holds one of
-those (Baccarat's ``Context``, a map of handlers). Any other value is an error, so a
-component given state of a new type fails loudly instead of being lost.
+those (Baccarat's ``Context``, a map of handlers). What a component derives from its
+state, a value whose class sets ``snapshot = False`` (Baccarat's ``Coup`` over the
+round's hands), is not captured either: the component makes it again from the state.
+Any other value is an error, so a component given state of a new type fails loudly
+instead of being lost.
 
 Objects shared between attributes stay shared after a restore (each is encoded once,
 then referred to by number), and dicts keep their order.
@@ -198,6 +201,8 @@ _SEQUENCES: Final[Mapping[type, str]] = {
 
 
 def _is_code(value: object) -> bool:
+    if getattr(type(value), "snapshot", True) is False:
+        return True  # derived from the state, and made again from it
     return callable(value)  # functions, methods, partials, classes: wiring, never state
 
 

@@ -7,12 +7,14 @@ names both. Cards are tokens of ``controller.rules.cards``.
 
 The package's modules, each a concern of the chapters: ``points`` (the cards' values
 and the Point Count), ``drawing`` (the order of the cards, the third-card rules and
-the result), ``announcements`` (what the display shows), ``seats`` (what is offered
+the result), ``coup`` (a round's cards dealt one at a time, with those rules'
+answers kept up to date), ``announcements`` (what the display shows), ``seats`` (what is offered
 seat by seat, and to whom), ``settlement`` (the wagers, the vigorish and its ledger)
 and ``options`` (the Rules Submission). This module is their public face.
 """
 
 from controller.rules.baccarat.announcements import CARDS, LAST_HAND, NO_MORE_BETS, announcements
+from controller.rules.baccarat.coup import Coup
 from controller.rules.baccarat.drawing import (
     TABLE_1,
     Hand,
@@ -80,6 +82,7 @@ __all__ = [
     "TABLE_1",
     "BaccaratRules",
     "Bet",
+    "Coup",
     "Dealing",
     "Game",
     "Hand",

@@ -104,8 +104,8 @@ def settle(
     decimal context, the only one the controller uses.
     """
     if len(wagers) == 1:
-        found = _MEMOS.get(id(rules))
-        memo = found[1] if found is not None and found[0] is rules else _memo(rules)
+        last = _LAST  # read once: another thread may set it meanwhile
+        memo = last[1] if last[0] is rules else _memo(rules)
         for bet, amount in wagers.items():
             key = (outcome, bet, amount)
             seen: Decimal
@@ -125,17 +125,21 @@ _Memo = dict[tuple[Outcome, str, Decimal | int], tuple[Decimal, Settlement]]
 # ``dataclasses.asdict`` read field by field.
 _MEMOS: dict[int, tuple[BaccaratRules, _Memo]] = {}
 _MEMO_RULES: Final = 16  # rules with a memo at once: a table has one
+# The rules last settled under, with their memo: found without hashing their id.
+_LAST: tuple[BaccaratRules | None, _Memo] = (None, {})
 
 
 def _memo(rules: BaccaratRules) -> _Memo:
-    """The settlements met so far under ``rules``."""
+    """The settlements met so far under ``rules``, which become the last rules."""
+    global _LAST
     found = _MEMOS.get(id(rules))
     if found is not None and found[0] is rules:
+        _LAST = found
         return found[1]
     if len(_MEMOS) >= _MEMO_RULES:
         _MEMOS.clear()
     memo: _Memo = {}
-    _MEMOS[id(rules)] = (rules, memo)
+    _MEMOS[id(rules)] = _LAST = (rules, memo)
     return memo
 
 

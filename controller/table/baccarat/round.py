@@ -12,6 +12,7 @@ from controller.rules.baccarat import (
     CARDS,
     LAST_HAND,
     NO_MORE_BETS,
+    Coup,
     Hand,
     Outcome,
     Settlement,
@@ -19,9 +20,6 @@ from controller.rules.baccarat import (
     announcements,
     collection_order,
     is_natural,
-    next_to_draw,
-    point,
-    result,
     settle,
     vigorish_collected,
 )
@@ -43,8 +41,9 @@ class Round:
     def __init__(self, ctx: Context, shoe: Shoe) -> None:
         self._ctx = ctx
         self._shoe = shoe
-        self._player: list[str] = []
-        self._banker: list[str] = []
+        self._coup = Coup()  # the hands' cards, dealt into by the rules
+        self._player: list[str] = self._coup.player
+        self._banker: list[str] = self._coup.banker
         self._wagers: dict[int, dict[str, Decimal]] = {}
         self._in_round = False  # "no more bets" announced, round not ended
         self._ledger = VigorishLedger()
@@ -155,24 +154,31 @@ class Round:
 
     # ------------------------------------------------------------------ the cards
 
+    def _dealt(self) -> Coup:
+        """The round's coup: over the hands the round holds, which a restored snapshot
+        replaces (it keeps the hands, not the coup)."""
+        coup = self._coup
+        if coup.player is not self._player or coup.banker is not self._banker:
+            coup = self._coup = Coup.of(self._player, self._banker)
+        return coup
+
     def _next_hand(self) -> Hand:
-        hand = next_to_draw(self._player, self._banker)
+        hand = self._dealt().due
         if hand is None:
             raise RuntimeError("a card was routed to a complete round")
         return hand
 
     def completes_round(self, event: m.CardDrawn) -> bool:
-        if self._next_hand() == "player":
-            return next_to_draw([*self._player, event.token], self._banker) is None
-        return next_to_draw(self._player, [*self._banker, event.token]) is None
+        self._next_hand()
+        return self._coup.would_complete(event.token)
 
     def deal(self, event: m.CardDrawn) -> tuple[Hand, ...]:
         """The card to the hand the rules name; the hands whose cards go now to the
         players who turn them over: under the players-reveal option the hands, then each
         third card, go face down to the highest wager on them (545.9(d), 543.9(c)(3))."""
         hand = self._next_hand()
+        self._coup.add(event.token)
         cards = self._player if hand == "player" else self._banker
-        cards.append(event.token)
         self._ctx.record(
             {"type": "dealt", "round": self._shoe.round, "hand": hand, "card": event.token}
         )
@@ -188,7 +194,7 @@ class Round:
 
     def end(self) -> Outcome:
         """545.12: the result, each seat's wagers settled, collected then paid."""
-        outcome = result(self._player, self._banker)
+        outcome = self._dealt().outcome
         entry = self._end_entry(outcome)
         settled = self._settled(outcome)
         if settled:
@@ -256,8 +262,8 @@ class Round:
             "void": void,
             "player": player,
             "banker": banker,
-            "player_total": None if void else point(player),
-            "banker_total": None if void else point(banker),
+            "player_total": None if void else self._coup.player_total,
+            "banker_total": None if void else self._coup.banker_total,
             "result": outcome,
             "natural": is_natural(player[:2]) or is_natural(banker[:2]),
             "shoe": self._shoe.number,
@@ -265,7 +271,8 @@ class Round:
 
     def clear(self) -> None:
         """The next round: no cards, no wagers."""
-        self._player = []
-        self._banker = []
+        self._coup = Coup()
+        self._player = self._coup.player
+        self._banker = self._coup.banker
         self._wagers = {}
         self._in_round = False
