@@ -55,6 +55,9 @@ class Follower:
             self.day = gaming_day_in(entry) or self.day
         if entry.get("sealed") or "opened" in entry or kind == "shoe_end":
             self._seals(entry)
+        self._by_kind(kind, entry)
+
+    def _by_kind(self, kind: object, entry: Mapping[str, Any]) -> None:
         if kind == "device":
             self._device(entry)
         elif kind == RESUMED:
