@@ -32,15 +32,21 @@ def carries_sealed_card(value: object) -> bool:
 
 
 def _walk(value: object) -> bool:
-    if type(value) in _SCALARS:
-        return False  # most of what is walked; no ABC check for it
-    if isinstance(value, Mapping):
+    kind = type(value)
+    values: Iterable[object]
+    if kind is list or kind is tuple:  # exact types first: no ABC check for them
+        values = value  # type: ignore[assignment]
+    elif kind is dict or isinstance(value, Mapping):
+        assert isinstance(value, Mapping)
         if value.get("sealed") and value.get("card") is not None:
             return True
-        values: Iterable[object] = value.values()
+        values = value.values()
     elif isinstance(value, list | tuple):
         values = value
     else:
         return False
     # The scalars below (most of them) are passed over here, without a call each.
-    return any(_walk(v) for v in values if type(v) not in _SCALARS)
+    for v in values:
+        if type(v) not in _SCALARS and _walk(v):
+            return True
+    return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
+from typing import ClassVar
 
 from controller.rules.amounts import AmountError, as_amount, check_chips, shown
 from controller.rules.baccarat import (
@@ -34,6 +35,13 @@ PLACE_BETS = "PLACE YOUR BETS"
 ROUND_VOID = "ROUND VOID: WAGERS RETURNED"
 
 
+class Announced(dict[tuple[object, ...], tuple[str, ...]]):
+    """What the dealer announces at each stage of a deal that a round has reached; made
+    again from the hands, never part of a snapshot (controller/table/snapshot.py)."""
+
+    snapshot: ClassVar[bool] = False
+
+
 class Round:
     """Wagers until "no more bets" (545.8), the hands dealt (545.9-545.11), the result
     announced, collected and paid (545.12), the vigorish (545.13) and a void (545.15(e))."""
@@ -47,6 +55,7 @@ class Round:
         self._wagers: dict[int, dict[str, Decimal]] = {}
         self._in_round = False  # "no more bets" announced, round not ended
         self._ledger = VigorishLedger()
+        self._announcements = Announced()  # at each stage of a deal (``_announced``)
 
     @property
     def wagers(self) -> Mapping[int, Mapping[str, Decimal]]:
@@ -187,8 +196,20 @@ class Round:
         return (hand,) if len(cards) == 3 else HANDS
 
     def announce(self) -> None:
-        for line in announcements(self._player, self._banker):
+        for line in self._announced():
             self._ctx.prompt(line)
+
+    def _announced(self) -> tuple[str, ...]:
+        """``announcements`` of the hands, asked once for each stage of the deal this
+        table reaches: they read no more of the hands than the cards out on each side,
+        the hand due and the Point Counts (a third card means neither hand was a
+        natural), which the round's coup keeps (tests/table/test_baccarat_announced.py)."""
+        coup = self._dealt()
+        key = (len(self._player), len(self._banker), coup.due, coup.player_total, coup.banker_total)
+        lines = self._announcements.get(key)
+        if lines is None:
+            lines = self._announcements[key] = announcements(self._player, self._banker)
+        return lines
 
     # ------------------------------------------------------------------ the end
 
