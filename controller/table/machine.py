@@ -90,7 +90,7 @@ class _Step:
     """One transition of a trigger from one state, as ``Transition.execute`` runs it:
     its prepare callbacks, its conditions (each a callable and the result it must
     equal), its before callbacks, the state change, its after callbacks. A name is the
-    model's method, looked up each time as the machine does."""
+    model's method, bound once when the table's triggers are made (``bound``)."""
 
     prepare: tuple[Any, ...]
     conditions: tuple[tuple[Any, bool], ...]
@@ -103,23 +103,31 @@ class _Step:
         funcs = (*self.prepare, *(c for c, _ in self.conditions), *self.before, *self.after)
         return [f for f in funcs if isinstance(f, str)]
 
+    def bound(self, model: object) -> _Step:
+        """The step with each name the model's method it names."""
+
+        def of(func: Any) -> Any:
+            return getattr(model, func) if isinstance(func, str) else func
+
+        def each(funcs: tuple[Any, ...]) -> tuple[Any, ...]:
+            return tuple(map(of, funcs))
+
+        conditions = tuple((of(c), target) for c, target in self.conditions)
+        return _Step(each(self.prepare), conditions, each(self.before), self.dest, each(self.after))
+
     def run(self, model: Any, args: tuple[Any, ...]) -> bool:
         for func in self.prepare:
-            _call(model, func, args)
+            func(*args)
         for func, target in self.conditions:
-            if _call(model, func, args) != target:
+            if func(*args) != target:
                 return False
         for func in self.before:
-            _call(model, func, args)
+            func(*args)
         if self.dest is not None:
             model.state = self.dest  # as ``Machine.set_state``
         for func in self.after:
-            _call(model, func, args)
+            func(*args)
         return True
-
-
-def _call(model: object, func: Any, args: tuple[Any, ...]) -> Any:
-    return (getattr(model, func) if isinstance(func, str) else func)(*args)
 
 
 class Triggers:
@@ -185,7 +193,15 @@ def _steps(machine: Machine, model: object) -> dict[str, dict[str, tuple[_Step, 
         for trigger, event in machine.events.items()
     }
     names = [name for by_source in steps.values() for name in _names(by_source)]
-    return steps if all(callable(getattr(model, n, None)) for n in names) else None
+    if not all(callable(getattr(model, n, None)) for n in names):
+        return None
+    return {
+        trigger: {
+            source: tuple(step.bound(model) for step in found)
+            for source, found in by_source.items()
+        }
+        for trigger, by_source in steps.items()
+    }
 
 
 def _names(by_source: dict[str, tuple[_Step, ...]]) -> list[str]:
