@@ -34,10 +34,11 @@ def carries_sealed_card(value: object) -> bool:
 def _walk(value: object) -> bool:
     kind = type(value)
     values: Iterable[object]
-    if kind is list or kind is tuple:  # exact types first: no ABC check for them
+    if kind is list or kind is tuple:  # exact types first: a hand's cards, no ABC check
         values = value  # type: ignore[assignment]
-    elif kind is dict or isinstance(value, Mapping):
-        assert isinstance(value, Mapping)
+    elif kind in _SCALARS:
+        return False
+    elif isinstance(value, Mapping):
         if value.get("sealed") and value.get("card") is not None:
             return True
         values = value.values()
@@ -46,7 +47,4 @@ def _walk(value: object) -> bool:
     else:
         return False
     # The scalars below (most of them) are passed over here, without a call each.
-    for v in values:
-        if type(v) not in _SCALARS and _walk(v):
-            return True
-    return False
+    return any(_walk(v) for v in values if type(v) not in _SCALARS)

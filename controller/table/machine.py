@@ -193,14 +193,22 @@ def _steps(machine: Machine, model: object) -> dict[str, dict[str, tuple[_Step, 
         for trigger, event in machine.events.items()
     }
     names = [name for by_source in steps.values() for name in _names(by_source)]
-    if not all(callable(getattr(model, n, None)) for n in names):
-        return None
+    return (
+        _bound_steps(steps, model)
+        if all(callable(getattr(model, n, None)) for n in names)
+        else None
+    )
+
+
+def _bound_steps(
+    steps: dict[str, dict[str, tuple[_Step, ...]]], model: object
+) -> dict[str, dict[str, tuple[_Step, ...]]]:
+    """The steps with their names bound to the model's methods."""
     return {
         trigger: {
-            source: tuple(step.bound(model) for step in found)
-            for source, found in by_source.items()
+            source: tuple(step.bound(model) for step in found) for source, found in by.items()
         }
-        for trigger, by_source in steps.items()
+        for trigger, by in steps.items()
     }
 
 
