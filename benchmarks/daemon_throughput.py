@@ -33,17 +33,21 @@ def trace(sql):
     elif word in ("COMMIT", "ROLLBACK"):
         counts["commits"] += word == "COMMIT"
         counts["open"] = False
-    elif word == "INSERT":
-        counts["rows"] += 1
+    elif word == "INSERT":  # outside a transaction: its own (one statement, any rows)
         counts["commits"] += not counts["open"]
 connect = store.SqliteJournal._connect
+journals = []
 def counted(self, seen):
     db = connect(self, seen)
     db.set_trace_callback(trace)
+    journals.append((self, seen.last.seq))
     return db
 store.SqliteJournal._connect = counted
 out = Path(sys.argv[sys.argv.index("--workdir") + 1]) / "commits.json"
-atexit.register(lambda: out.write_text(json.dumps(counts)))
+def written():
+    counts["rows"] = sum(journal.last_seq - start for journal, start in journals)
+    out.write_text(json.dumps(counts))
+atexit.register(written)
 sys.exit(cli.main(["run", *sys.argv[1:]]))
 """
 

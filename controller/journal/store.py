@@ -25,6 +25,7 @@ daemon never starts a fresh journal over a damaged or lost one.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sqlite3
@@ -46,6 +47,13 @@ from drivers import failpoints
 log = structlog.get_logger("controller.journal")
 
 _INSERT: Final = "INSERT INTO rows (seq, ts, body, prev, hash) VALUES (?, ?, ?, ?, ?)"
+_ONE_STATEMENT: Final = 64  # rows a commit inserts in one statement at most
+
+
+@functools.cache
+def _inserting(count: int) -> str:
+    """The INSERT of ``count`` rows in one statement."""
+    return _INSERT + ", (?, ?, ?, ?, ?)" * (count - 1)
 
 
 def _text(when: datetime) -> str:
@@ -170,10 +178,11 @@ class SqliteJournal:
             self._commit()
 
     def _insert(self, rows: list[tuple[int, str, str, str, str]]) -> None:
-        """Insert ``rows`` (seq, ts, body, prev, hash), committed on their own outside a
-        transaction."""
+        """Insert ``rows`` (seq, ts, body, prev, hash), at most ``_ONE_STATEMENT``, in
+        one statement: outside a transaction that is its own, committed with it (all of
+        its rows or none)."""
         try:
-            self._db.executemany(_INSERT, rows)
+            self._db.execute(_inserting(len(rows)), [v for row in rows for v in row])
         except sqlite3.Error as exc:
             raise failure(self.path, exc, "write") from None
 
@@ -201,25 +210,34 @@ class SqliteJournal:
             self._rows = []
 
     def _commit(self) -> None:
-        """The transaction's rows so far, inserted and committed together."""
+        """The transaction's rows so far, inserted and committed together: in one
+        statement, its own transaction (one call into SQLite, one release of the GIL),
+        unless some were inserted already (``_flush``) or they are many."""
         assert self._open is not None
         rows, self._open = self._open, []
         if not rows:
             return
-        try:
+        if not self._db.in_transaction and 0 < len(self._rows) <= _ONE_STATEMENT:
+            pending, self._rows = self._rows, []
+            self._insert(pending)
+        else:
             self._flush()
-            self._db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise failure(self.path, exc, "write") from None
+            try:
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise failure(self.path, exc, "write") from None
         self._durable(rows)
 
     def _flush(self) -> None:
         """The open transaction's rows not inserted yet, inserted (not committed)."""
         pending, self._rows = self._rows, []
         if pending:
-            if not self._db.in_transaction:
-                self._db.execute("BEGIN")
-            self._insert(pending)
+            try:
+                if not self._db.in_transaction:
+                    self._db.execute("BEGIN")
+                self._db.executemany(_INSERT, pending)
+            except sqlite3.Error as exc:
+                raise failure(self.path, exc, "write") from None
 
     def _durable(self, rows: list[tuple[int, str, str]]) -> None:
         """``rows`` (sequence number, hash, failpoint) are committed: the witnesses say

@@ -127,3 +127,23 @@ def test_rows_of_an_open_transaction_are_inserted_at_its_commit_and_read_as_writ
             j.record({"type": "dealt", "n": 3})
         assert [r[0] for r in stored_rows(path)] == [1, 2, 3]
     assert verify(path).ok
+
+
+@pytest.mark.parametrize("count", [1, 6, 64, 65, 200])
+def test_a_transaction_is_one_statement_or_begin_rows_commit(tmp_path: Path, count: int) -> None:
+    """Up to 64 rows are inserted and committed by one statement, its own transaction;
+    more in an explicit one. Either way the same rows, chained, in order."""
+    path = tmp_path / "j.db"
+    with SqliteJournal(path) as j:
+        j.record({"type": "prompt", "text": "before"})
+        statements: list[str] = []
+        j._db.set_trace_callback(lambda sql: statements.append(sql.split(None, 1)[0].upper()))
+        with j.transaction():
+            for n in range(count):
+                j.record({"type": "dealt", "n": n})
+        j._db.set_trace_callback(None)
+        one = ["INSERT"]
+        assert statements == (one if count <= 64 else ["BEGIN", *["INSERT"] * count, "COMMIT"])
+        assert [r.entry.get("n") for r in j.rows(1)] == list(range(count))
+    verdict = verify(path)
+    assert verdict.ok and verdict.rows == count + 1
