@@ -112,9 +112,9 @@ class Link:
 
     def send(self, mtype: int, payload: bytes, hold: bool = False) -> None:
         """Queue a sequenced message; it is delivered in order unless the session ends.
-        ``hold``: kept until ``release`` (or the next frame sent without it), to go out
-        in one write with the others kept; it is framed, and its retransmit timer
-        started, only then."""
+        ``hold``: kept until ``release`` (or the next frame sent without it, or a
+        window's worth kept), to go out in one write with the others kept; it is
+        framed, and its retransmit timer started, only then."""
         if not self.established:
             raise LinkLost("no session")
         if hold or self._kept:
@@ -122,7 +122,7 @@ class Link:
             if self._sender.unacked + len(self._kept) >= cfg.window + cfg.max_pending:
                 raise LinkBusy("send window and pending queue are full")
             self._kept.append((mtype, payload))
-            if not hold:
+            if not hold or len(self._kept) >= cfg.window:
                 self.release()  # after what was kept, in the same write
             return
         self._sender.send(mtype, payload)

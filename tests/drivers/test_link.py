@@ -426,3 +426,15 @@ def test_another_frame_sends_the_held_ones_first_in_send_order() -> None:
     payloads = [b for _, b in p.dev_got]
     assert payloads == [b"one", b"two", b"three", b"\x00", b"\x01", b"\x02"]
     assert p.dev.stats.out_of_order == p.dev.stats.duplicates == 0
+
+
+def test_held_messages_wait_a_window_at_most() -> None:
+    # However long a cork: never more kept than a window, the rest queued as any send.
+    p = Pair(LinkConfig(window=4))
+    for i in range(9):
+        p.host.send(0x30, bytes([i]), hold=True)
+    assert [frame_types(w) for w in p.to_dev.log] == [[0x30] * 4]
+    assert p.host.holding
+    p.host.release()
+    p.run_until(lambda: p.host.unacked == 0)
+    assert [b for _, b in p.dev_got] == [bytes([i]) for i in range(9)]
