@@ -15,6 +15,11 @@ Measured in one run, on this machine:
   write -> delivered, and of write -> taken by the consumer;
 * host CPU per card: all host threads' CPU time while the simulator deals flat out
   (--pace instant), divided by the cards; the simulator's own CPU time beside it;
+  with --prompts N (--flat-only), the consumer shows N prompts on the shoe's display
+  for each card before it commits it, as the table does, corked (one write a card,
+  DeviceDriver.cork) where the tree has it unless --no-cork, the simulator dealing
+  a card every --deal-pace-ms (flat out it outruns its own reading of the prompts);
+  the simulator's wake-ups (times scheduled in) per card beside;
 * idle: host CPU share of a connected link with no cards (heartbeats only), and the
   simulator's own share, over --idle-seconds.
 Both clocks are CLOCK_MONOTONIC, shared by all processes on the machine.
@@ -23,6 +28,7 @@ Both clocks are CLOCK_MONOTONIC, shared by all processes on the machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import queue
@@ -45,6 +51,11 @@ sys.path.insert(0, str(ROOT))
 from drivers import messages as m  # noqa: E402
 from drivers.device import DeviceDriver  # noqa: E402
 from firmware_sim.harness import SimProcess  # noqa: E402
+
+try:
+    from drivers.device import corked
+except ImportError:  # a tree from before the cork: every frame its own write
+    corked = None  # type: ignore[assignment]
 
 KEY = bytes(range(32))
 CARD_FRAME_LEN = 17 + 4 + 3  # a CARD_DRAWN frame
@@ -117,10 +128,11 @@ class StampingQueue(queue.SimpleQueue[m.Event]):
         super().put(item, block, timeout)
 
 
-def sim_cpu_seconds(sim: SimProcess) -> float:
-    """CPU time of a (single-threaded) simulator's process, from its schedstat (ns)."""
+def sim_sched(sim: SimProcess) -> tuple[float, int]:
+    """(CPU seconds, times scheduled in) of a single-threaded simulator's process."""
     assert sim.process is not None
-    return int(Path(f"/proc/{sim.process.pid}/schedstat").read_text().split()[0]) / 1e9
+    fields = Path(f"/proc/{sim.process.pid}/schedstat").read_text().split()
+    return int(fields[0]) / 1e9, int(fields[2])
 
 
 @dataclass
@@ -130,10 +142,17 @@ class Dealt:
     taken: dict[int, int]  # ... -> ns of the consumer's take
     host_cpu: float  # seconds, all threads of this process
     sim_cpu: float  # seconds, the simulator's process, from the driver's start
+    sim_runs: int = 0  # times the simulator was scheduled in, likewise
 
 
-def deal(tmp: Path, name: str, cards: int, pace: list[str]) -> Dealt:
-    """Deal ``cards`` cards through a bare ShoeDriver and a consumer that commits."""
+PROMPTS = ("PLAYER DRAWS", "BANKER DRAWS", "BANKER WINS 7-5", "NO MORE BETS")
+
+
+def deal(
+    tmp: Path, name: str, cards: int, pace: list[str], prompts: int = 0, cork: bool = True
+) -> Dealt:
+    """Deal ``cards`` cards through a bare ShoeDriver and a consumer that shows
+    ``prompts`` prompts for each (corked, with ``cork``, where the tree can) and commits."""
     trace = tmp / f"{name}.trace"
     decks = min(64, -(-cards // 52))
     sim = SimProcess(
@@ -148,28 +167,37 @@ def deal(tmp: Path, name: str, cards: int, pace: list[str]) -> Dealt:
     drv: DeviceDriver = sim.driver(events)
     taken: dict[int, int] = {}
     done = threading.Event()
+    shown = (PROMPTS * prompts)[:prompts]
+    display = drv.display  # type: ignore[attr-defined]  # a shoe's driver
+
+    def around() -> contextlib.AbstractContextManager[None]:
+        return corked([drv]) if cork and corked is not None else contextlib.nullcontext()
 
     def consume() -> None:
         while len(taken) < cards:
             event = events.get()
             if isinstance(event, m.CardDrawn) and event.event_id is not None:
                 taken[event.event_id] = time.monotonic_ns()
-                drv.commit(event.event_id)
+                with around():
+                    for text in shown:
+                        display(text)
+                    drv.commit(event.event_id)
         done.set()
 
     threading.Thread(target=consume, daemon=True).start()
-    cpu0, sim0 = time.process_time(), sim_cpu_seconds(sim)
+    cpu0, (sim0, runs0) = time.process_time(), sim_sched(sim)
     drv.start()
     if not done.wait(300):
         raise SystemExit(f"{name}: only {len(taken)} of {cards} cards arrived")
-    cpu, sim_cpu = time.process_time() - cpu0, sim_cpu_seconds(sim) - sim0
+    cpu, (sim_cpu, runs) = time.process_time() - cpu0, sim_sched(sim)
+    sim_cpu, runs = sim_cpu - sim0, runs - runs0
     drv.stop()
     sim.stop()
     written = {}
     for line in trace.read_text().splitlines():
         event_id, ns = line.split()
         written[int(event_id)] = int(ns)
-    return Dealt(written, events.delivered, taken, cpu, sim_cpu)
+    return Dealt(written, events.delivered, taken, cpu, sim_cpu, runs)
 
 
 def idle_shares(tmp: Path, seconds: float) -> tuple[float, float]:
@@ -200,16 +228,24 @@ def main() -> None:
     ap.add_argument("--idle-seconds", type=float, default=10.0)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--flat-only", action="store_true", help="only the flat-out deal's CPU")
+    ap.add_argument("--prompts", type=int, default=0, help="flat: prompts shown a card")
+    ap.add_argument("--no-cork", action="store_true", help="flat: each frame its own write")
+    ap.add_argument("--deal-pace-ms", type=int, default=0, help="flat: a card every N ms")
     args = ap.parse_args()
     if args.flat_only:
         with tempfile.TemporaryDirectory() as tmpdir:
-            flat = deal(Path(tmpdir), "flat", args.cards, ["--pace", "instant"])
+            pace = ["--pace", "instant"]
+            if args.deal_pace_ms:  # the simulator flat out outruns its own reading of prompts
+                pace = ["--pace", "realistic", "--pace-ms", str(args.deal_pace_ms)]
+            flat = deal(Path(tmpdir), "flat", args.cards, pace, args.prompts, not args.no_cork)
         n = len(flat.taken)
         print(
             json.dumps(
                 {
                     "host_cpu_us_per_card": round(flat.host_cpu / n * 1e6, 1),
                     "sim_cpu_us_per_card": round(flat.sim_cpu / n * 1e6, 1),
+                    "sim_wakeups_per_card": round(flat.sim_runs / n, 2),
+                    "corked": corked is not None and not args.no_cork,
                 }
             )
         )

@@ -11,6 +11,7 @@ sent from this loop, and only after its health check. A simulated table's consol
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import time
 from collections.abc import Mapping, MutableMapping
@@ -32,7 +33,7 @@ from controller.recovery.rounds import ENDS
 from controller.table.core import Table
 from controller.table.events import Command
 from drivers import messages as m
-from drivers.device import DeviceDriver
+from drivers.device import DeviceDriver, corked
 
 # The loop looks at its clocks at least this often. What it does when idle waits for
 # its own time (the watchdog's ping, the console's pace and polling) or comes through
@@ -163,7 +164,7 @@ class TableLoop:
             return None
         group: list[m.Event] = []
         next_item: Item | None = item
-        with self.journal.batch():  # one commit; then every event's acknowledgement
+        with self._corked(), self.journal.batch():  # one commit; then the acknowledgements
             begun = self.journal.file.last_seq
             while isinstance(next_item, m.Event):
                 held = self.journal.held
@@ -208,7 +209,7 @@ class TableLoop:
         if isinstance(item, Interrupt):
             # Found off this thread (the journal's full check): play stops, and the
             # simulated console's floorperson, who would clear it, plays no more.
-            with self.journal.batch():
+            with self._corked(), self.journal.batch():
                 self.table.interrupt(item.halt)
             self.interrupted = True
             return
@@ -216,12 +217,18 @@ class TableLoop:
             command, ticket = item
             log.info("command", command=command.name, socket=ticket.socket, uid=ticket.peer.uid)
             # The reply goes out once the command's rows are durable.
-            with self.api.handling(ticket), self.journal.batch():
+            with self.api.handling(ticket), self._corked(), self.journal.batch():
                 self.table.handle(command)
             return
-        with self.journal.batch():  # one commit; then the device's acknowledgement
+        with self._corked(), self.journal.batch():  # one commit; then the acknowledgement
             self.table.handle(item)
         self._saw(item)
+
+    def _corked(self) -> contextlib.AbstractContextManager[None]:
+        """Around one input and its commit: what the table sends its devices meanwhile
+        (prompts, the reader's commands, the acknowledgements, after the commit) goes
+        out at the end, one write for each device (``DeviceDriver.cork``)."""
+        return corked(self.drivers.values())
 
     def _saw(self, item: m.Event) -> None:
         """After ``item``'s commit: the console, the device's health, readiness."""
@@ -245,7 +252,7 @@ class TableLoop:
             return
         pace = self.options.pace_ms / 1000
         while time.monotonic() >= self.next_step:
-            with self.journal.batch():  # what the dealer did, in one commit
+            with self._corked(), self.journal.batch():  # what the dealer did, in one commit
                 acted = console.step()
             if pace:
                 self.next_step = time.monotonic() + pace

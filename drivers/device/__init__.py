@@ -1,8 +1,10 @@
 """Host-side device drivers: the base driver with its reconnect loop (``driver``), the
-event stream it delivers (``stream``), the handshake's admission check (``admission``)
-and one driver per device kind (``shoe``, ``reader``, ``shuffler``)."""
+event stream it delivers (``stream``), the handshake's admission check (``admission``),
+one write per input (``cork``) and one driver per device kind (``shoe``, ``reader``,
+``shuffler``)."""
 
 from drivers import messages as m
+from drivers.device.cork import corked
 from drivers.device.driver import DeviceDriver, DriverConfig, EventSink
 from drivers.device.reader import ReaderDriver
 from drivers.device.shoe import ShoeDriver
@@ -22,4 +24,5 @@ __all__ = [
     "ReaderDriver",
     "ShoeDriver",
     "ShufflerDriver",
+    "corked",
 ]

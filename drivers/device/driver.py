@@ -82,6 +82,8 @@ class DeviceDriver:
         self._waiting_until = 0.0
         self._event_ack_due: float | None = None
         self._event_ack_sent_at = 0.0
+        self._corked_by: int | None = None  # the thread whose sends wait for ``uncork``
+        self._ack_owed = False  # committed while corked: an EVENT_ACK at ``uncork``
         self._link = Link(
             is_device=False,
             device_key=key,
@@ -122,30 +124,62 @@ class DeviceDriver:
     def commit(self, event_id: int) -> None:
         """Every event up to ``event_id`` is durably recorded: the device may forget them.
 
-        The EVENT_ACK goes out at once, unless one went out less than ``ack_delay`` ago:
-        then the I/O thread sends one for all commits when that time is up, so a burst
-        of cards shares one frame."""
+        The EVENT_ACK goes out at once (corked: at ``uncork``), unless one went out less
+        than ``ack_delay`` ago: then the I/O thread sends one for all commits when that
+        time is up, so a burst of cards shares one frame."""
         with self._lock:
             if not self._stream.commit(event_id):
                 return
-            if not self._link.established or self._event_ack_due is not None:
-                return  # sent after the next handshake, or already on its way
+            if self._corked_by == threading.get_ident():
+                self._ack_owed = True
+                return
+            self._acknowledge(riding=False)
+
+    def _acknowledge(self, riding: bool) -> None:
+        """Lock held, after a commit: the EVENT_ACK now, or when ``ack_delay`` is up;
+        ``riding``: now, kept with the frames a cork kept, which go out now anyway."""
+        if not self._link.established:
+            return  # sent after the next handshake
+        if not riding:
+            if self._event_ack_due is not None:
+                return  # already on its way
             next_allowed = self._event_ack_sent_at + self._config.link.ack_delay
             if self._clock() < next_allowed:
                 self._event_ack_due = next_allowed
                 self._wake_if_due()
                 return
-            # No wake for its retransmit timer: the device keeps the events until an
-            # EVENT_ACK arrives, and the I/O thread runs within a heartbeat interval.
-            with contextlib.suppress(LinkError, TransportError):  # resent at reconnect
-                self._send_event_ack()
+        # No wake for its retransmit timer: the device keeps the events until an
+        # EVENT_ACK arrives, and the I/O thread runs within a heartbeat interval.
+        with contextlib.suppress(LinkError, TransportError):  # resent at reconnect
+            self._send_event_ack(hold=riding)
+
+    def cork(self) -> None:
+        """Until ``uncork``, what this thread sends through the driver (commands, the
+        EVENT_ACK of a commit) is kept, to go out in one write at ``uncork``. A frame
+        another thread sends (the I/O thread's ACK, heartbeat, retransmit, delayed
+        EVENT_ACK) sends what is kept first: the wire keeps the order of the sends."""
+        self._corked_by = threading.get_ident()
+
+    def uncork(self) -> None:
+        """Send what the cork kept, with the EVENT_ACK of the commits made meanwhile, in
+        one write. A lost link loses no event: the device keeps them until acknowledged,
+        and the next handshake acknowledges every commit."""
+        with self._lock:
+            self._corked_by = None
+            if self._ack_owed:
+                self._ack_owed = False
+                self._acknowledge(riding=self._link.holding)
+            if self._link.holding:
+                with contextlib.suppress(LinkError, TransportError):  # the I/O thread sees it
+                    self._link.release()
+                self._wake_if_due()
 
     def _command(self, mtype: m.MsgType, payload: bytes = b"") -> None:
         with self._lock:
             if not self._link.established:
                 raise NotConnected(f"{self.name} is not connected")
             try:
-                self._link.send(mtype, payload)
+                self._link.send(mtype, payload, self._corked_by == threading.get_ident())
             except (LinkError, TransportError) as exc:
                 raise NotConnected(f"{self.name}: {exc}") from None
             self._wake_if_due()
@@ -180,13 +214,13 @@ class DeviceDriver:
         ):
             transport.wake()
 
-    def _send_event_ack(self) -> None:
+    def _send_event_ack(self, hold: bool = False) -> None:
         """Lock held: acknowledge everything committed so far, in one frame."""
         self._event_ack_due = None
         self._event_ack_sent_at = self._clock()
         committed = self._stream.committed
         if committed is not None:
-            self._link.send(_EVENT_ACK, m.event_ack_body(committed))
+            self._link.send(_EVENT_ACK, m.event_ack_body(committed), hold)
 
     def _emit(self, event: m.Event) -> None:
         self._events.put(event)

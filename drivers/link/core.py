@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from drivers import codec
-from drivers.errors import LinkLost
+from drivers.errors import LinkBusy, LinkLost
 from drivers.link.auth import Mac, TamperMeter, session_key
 from drivers.link.config import LinkConfig, LinkStats
 from drivers.link.sender import Outgoing, Sender
@@ -72,6 +72,8 @@ class Link:
         self._garbage_naked = False
         self._heard_heartbeat = False
         self._held: list[codec.Frame] = []
+        self._kept: list[tuple[int, bytes]] = []  # sent with ``hold``, not framed yet
+        self._batch: list[bytes] | None = None  # frames of a ``release``, written together
         now = self.clock()
         self._last_rx = now
         self._last_tx = now
@@ -98,6 +100,7 @@ class Link:
         host's nonce so a recorded reply cannot answer a new HELLO."""
         if mtype == MsgType.HELLO:
             self._hello_nonce = payload[-NONCE_LEN:]
+        self.release()
         signed = codec.signed_part(self._flags, 0, 0, mtype, payload)
         tag = self._device_mac(self._my_dir + self._hello_nonce + signed)
         self._emit(signed, tag, mtype, 0, 0)
@@ -107,11 +110,45 @@ class Link:
         host sends before the session (REFUSED). A HELLO the device ignores binds nothing."""
         self._hello_nonce = host_nonce
 
-    def send(self, mtype: int, payload: bytes) -> None:
-        """Queue a sequenced message; it is delivered in order unless the session ends."""
+    def send(self, mtype: int, payload: bytes, hold: bool = False) -> None:
+        """Queue a sequenced message; it is delivered in order unless the session ends.
+        ``hold``: kept until ``release`` (or the next frame sent without it, or a
+        window's worth kept), to go out in one write with the others kept; it is
+        framed, and its retransmit timer started, only then."""
         if not self.established:
             raise LinkLost("no session")
+        if hold or self._kept:
+            cfg = self.config
+            if self._sender.unacked + len(self._kept) >= cfg.window + cfg.max_pending:
+                raise LinkBusy("send window and pending queue are full")
+            self._kept.append((mtype, payload))
+            if not hold or len(self._kept) >= cfg.window:
+                self.release()  # after what was kept, in the same write
+            return
         self._sender.send(mtype, payload)
+
+    @property
+    def holding(self) -> bool:
+        """Whether messages sent with ``hold`` wait for ``release``."""
+        return bool(self._kept)
+
+    def release(self) -> bool:
+        """Send the messages kept by ``send(hold=True)``, in order, in one write (those
+        the window has no room for wait behind it, as any send); whether a frame was
+        written. Every other frame sends them first: the wire keeps the send order."""
+        kept = self._kept
+        if not kept:
+            return False
+        self._kept, self._batch = [], []
+        try:
+            for mtype, payload in kept:
+                self._sender.send(mtype, payload)
+        finally:
+            frames, self._batch = self._batch, None
+        if not frames:
+            return False
+        self.write(b"".join(frames))
+        return True
 
     def _transmit(self, entry: Outgoing) -> None:
         signed = codec.signed_part(
@@ -125,6 +162,8 @@ class Link:
         self._emit(signed, tag, entry.mtype, entry.seq, self._rx_next)
 
     def _send_control(self, mtype: MsgType) -> None:
+        if self.release() and mtype == _ACK:
+            return  # the released frames carry the same acknowledgement
         if self._ctl_out >= 0xFFFFFFFF:
             raise LinkLost("control counter exhausted: a new session is needed")
         self._ctl_out += 1
@@ -140,7 +179,10 @@ class Link:
         self._last_tx = self.clock()
         self.stats.frames_tx += 1
         self._trace.add(self._last_tx, "tx", mtype, seq, ack, len(frame), "sent")
-        self.write(frame)
+        if self._batch is None:
+            self.write(frame)
+        else:
+            self._batch.append(frame)
 
     def send_nak(self) -> None:
         """Ask the peer to resend from the next expected sequence number."""

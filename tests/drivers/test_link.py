@@ -382,3 +382,59 @@ def test_frames_held_behind_an_ignored_hello_do_not_spin_the_timer() -> None:
 @given(st.binary(max_size=100), st.binary(max_size=300))
 def test_a_keyed_mac_is_the_truncated_hmac_sha256(key: bytes, message: bytes) -> None:
     assert Mac(key)(message) == hmac.digest(key, message, "sha256")[:8] == mac(key, message)
+
+
+def frame_types(data: bytes) -> list[int]:
+    frames, _ = codec.Decoder().feed(data)
+    return [f.type for f in frames]
+
+
+def test_held_messages_go_out_in_one_write_timed_from_their_release() -> None:
+    p = Pair(LinkConfig(rto_initial=0.1, rto_min=0.01, link_timeout=60))
+    p.host.send(0x30, b"PLAYER", hold=True)
+    p.host.send(0x10, b"\x00\x00\x00\x07", hold=True)
+    p.clock.t += 0.3  # three retransmit timeouts: nothing was framed, nothing is resent
+    p.host.poll()
+    assert p.to_dev.log == [] and p.host.stats.retransmits == 0
+    assert p.host.release()
+    (written,) = p.to_dev.log
+    assert frame_types(written) == [0x30, 0x10]
+    assert p.host.next_deadline() == pytest.approx(p.clock.t + 0.1)  # from the release
+    p.run_until(lambda: p.host.unacked == 0)
+    assert p.dev_got == [(0x30, b"PLAYER"), (0x10, b"\x00\x00\x00\x07")]
+    assert p.host.stats.retransmits == 0
+
+
+def test_another_frame_sends_the_held_ones_first_in_send_order() -> None:
+    p = Pair(LinkConfig(window=4, max_pending=2))
+    p.host.send(0x30, b"one", hold=True)
+    # The device's event wants an ACK: the held frame carries it, no ACK of its own.
+    p.dev.send(0x20, b"card")
+    p.host_got += p.host.receive(p.to_host.take())
+    p.clock.t += 0.01
+    p.host.poll()
+    assert [frame_types(w) for w in p.to_dev.log] == [[0x30]]
+    p.host.send(0x30, b"two", hold=True)
+    p.host.send(0x10, b"three")  # not held: after what is held, in the same write
+    assert frame_types(p.to_dev.log[-1]) == [0x30, 0x10]
+    for i in range(3):  # the window (4) and the queue behind it (2) count what is held
+        p.host.send(0x30, bytes([i]), hold=True)
+    with pytest.raises(LinkBusy):
+        p.host.send(0x30, b"x", hold=True)
+    p.host.release()
+    p.run_until(lambda: p.host.unacked == 0)
+    payloads = [b for _, b in p.dev_got]
+    assert payloads == [b"one", b"two", b"three", b"\x00", b"\x01", b"\x02"]
+    assert p.dev.stats.out_of_order == p.dev.stats.duplicates == 0
+
+
+def test_held_messages_wait_a_window_at_most() -> None:
+    # However long a cork: never more kept than a window, the rest queued as any send.
+    p = Pair(LinkConfig(window=4))
+    for i in range(9):
+        p.host.send(0x30, bytes([i]), hold=True)
+    assert [frame_types(w) for w in p.to_dev.log] == [[0x30] * 4]
+    assert p.host.holding
+    p.host.release()
+    p.run_until(lambda: p.host.unacked == 0)
+    assert [b for _, b in p.dev_got] == [bytes([i]) for i in range(9)]
