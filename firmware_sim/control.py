@@ -2,7 +2,9 @@
 
 Request ``{"cmd": "...", ...fields}``; reply ``{"ok": true, ...}`` or
 ``{"ok": false, "error": "one line"}``. The server is non-blocking and driven by
-the simulator's select loop; ``SimControl`` is a blocking client for tests and tools.
+the simulator's select loop; ``SimControl`` is a blocking client for tests and tools
+(and the simulated dealer's console, which posts its draws and reads their replies
+later: ``post``, ``answer``).
 """
 
 from __future__ import annotations
