@@ -162,8 +162,8 @@ class DealerConsole(ABC):
         while self.card_faults and self.card_faults[0].at_card <= self.cards + 1:
             self.inject_card(self.card_faults.pop(0))
             count = 1  # the card the fault is aimed at, on its own
-        # Its reply is read later (``drawn``): nothing here depends on it before the
-        # first of its events is at the table.
+        # Its reply is read by the next step (``drawn``), before the dealer decides
+        # anything: nothing depends on it before then.
         self.sims["shoe"].post("draw", count=self.clipped(count))
         self.pending.add(POSTED)
         return False
