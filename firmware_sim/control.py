@@ -2,7 +2,9 @@
 
 Request ``{"cmd": "...", ...fields}``; reply ``{"ok": true, ...}`` or
 ``{"ok": false, "error": "one line"}``. The server is non-blocking and driven by
-the simulator's select loop; ``SimControl`` is a blocking client for tests and tools.
+the simulator's select loop; ``SimControl`` is a blocking client for tests and tools
+(and the simulated dealer's console, which posts its draws and reads their replies
+later: ``post``, ``answer``).
 """
 
 from __future__ import annotations
@@ -10,11 +12,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import socket
 import stat
+from collections import deque
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import Any
+from typing import Any, NoReturn
 
 from firmware_sim.jsonenc import dict_encoder
 
@@ -217,14 +221,22 @@ def _error(text: str) -> Reply:
 
 
 _REPLY_JSON = dict_encoder(separators=(",", ":"))
-_DECODE = json.JSONDecoder().decode
+_DECODER = json.JSONDecoder()
+_DECODE = _DECODER.decode
+# What ``decode`` calls once past the leading white space (set in its __init__, not
+# in typeshed's stub): (value, end) from an index.
+_SCAN: Callable[[str, int], tuple[object, int]] = getattr(_DECODER, "scan_once")  # noqa: B009
 
 
 def _loads(line: bytes) -> object:
     """``json.loads(line)``: an object's line with no NUL in its first four bytes is
-    the UTF-8 that json's encoding detection would pick (decoded here without it)."""
+    the UTF-8 that json's encoding detection would pick (decoded here without it), and
+    one that is all the object is scanned without ``decode``'s look for white space
+    around it (a line with more after the object: ``decode``'s value or error)."""
     if line[:1] == b"{" and b"\0" not in line[:4]:
-        return _DECODE(line.decode("utf-8", "surrogatepass"))
+        text = line.decode("utf-8", "surrogatepass")
+        value, end = _SCAN(text, 0)  # an object or JSONDecodeError: never StopIteration
+        return value if end == len(text) else _DECODE(text)
     return json.loads(line)
 
 
@@ -232,50 +244,121 @@ def _encode(reply: Reply) -> bytes:
     return _REPLY_JSON(reply).encode() + b"\n"
 
 
+_REQUEST_JSON = dict_encoder()  # json.dumps's text
+
+
+def _request_line(cmd: str, fields: Mapping[str, object]) -> bytes:
+    return _REQUEST_JSON({"cmd": cmd, **fields}).encode() + b"\n"
+
+
+def _checked(cmd: str, reply: dict[str, Any]) -> dict[str, Any]:
+    """``reply``, or SimError with the simulator's one-line reason when it refused."""
+    if reply.get("ok") is not True:
+        raise SimError(one_line(str(reply.get("error", f"{cmd}: malformed reply"))))
+    return reply
+
+
 # --------------------------------------------------------------------------- client
 
 
 class SimControl:
-    """Blocking client of one simulator's control socket (connects on first use)."""
+    """Blocking client of one simulator's control socket (connects on first use).
+
+    ``request`` sends one request and returns its reply. ``post`` sends one without
+    waiting; ``answer`` returns its reply later (replies come in the order the requests
+    were sent: those ``request`` reads on its way to its own are kept for ``answer``).
+    The socket is non-blocking (a socket with a timeout polls before each call): a
+    request costs one ``send``, a reply already there (an answer, mostly) one ``recv``,
+    one still to come a ``poll`` then a ``recv``; ``timeout`` bounds each wait.
+    """
 
     def __init__(self, path: str | os.PathLike[str], timeout: float = 5.0) -> None:
         self.path = os.fspath(path)
         self.timeout = timeout
         self._sock: socket.socket | None = None
+        self._readable: select.poll | None = None  # the socket's, once connected
         self._buf = bytearray()
+        self._posted: deque[str] = deque()  # the requests posted, their replies unread
+        self._answers: deque[dict[str, Any]] = deque()  # replies read, not yet answered
 
     def request(self, cmd: str, **fields: object) -> dict[str, Any]:
         """Send one request; its reply, or SimError when refused or unreachable."""
-        line = json.dumps({"cmd": cmd, **fields}).encode() + b"\n"
-        reply = self._exchange(line)
-        if reply.get("ok") is not True:
-            raise SimError(one_line(str(reply.get("error", f"{cmd}: malformed reply"))))
-        return reply
+        self._send(_request_line(cmd, fields))
+        while len(self._answers) < len(self._posted):
+            self._answers.append(self._read(come=False))
+        return _checked(cmd, self._read(come=False))
 
-    def _exchange(self, line: bytes) -> dict[str, Any]:
+    def post(self, cmd: str, **fields: object) -> None:
+        """Send one request without waiting for its reply (``answer``); SimError when
+        the simulator cannot be reached."""
+        self._send(_request_line(cmd, fields))
+        self._posted.append(cmd)
+
+    def answer(self) -> dict[str, Any] | None:
+        """The reply to the oldest request posted and not yet answered (waiting for it),
+        or SimError when refused; None when no request waits for its reply."""
+        if not self._posted:
+            return None
+        reply = self._answers.popleft() if self._answers else self._read(come=True)
+        return _checked(self._posted.popleft(), reply)
+
+    def _send(self, line: bytes) -> None:
+        sock = self._connect()
+        view = memoryview(line)
         try:
-            sock = self._connect()
-            sock.sendall(line)
-            while (nl := self._buf.find(b"\n")) < 0:
-                data = sock.recv(65536)
-                if not data:
-                    raise SimError(f"control socket {self.path}: simulator closed the connection")
-                self._buf += data
+            while view:
+                try:
+                    view = view[sock.send(view) :]
+                except BlockingIOError:
+                    self._wait(sock, select.POLLOUT)
         except OSError as exc:
+            self._lost(exc)
+
+    def _receive(self, come: bool) -> None:
+        """One read from the socket into the buffer, waiting for it first unless it is
+        likely to have ``come``."""
+        sock, readable = self._sock, self._readable
+        assert sock is not None and readable is not None  # connected by the request sent
+        try:
+            if not come and not readable.poll(self.timeout * 1000):
+                raise TimeoutError("timed out")  # what a socket's own timeout says
+            while True:
+                try:
+                    data = sock.recv(65536)
+                    break
+                except BlockingIOError:
+                    self._wait(sock, select.POLLIN)
+        except OSError as exc:
+            self._lost(exc)
+        if not data:
             self.close()
-            raise SimError(f"control socket {self.path}: {exc.strerror or exc}") from None
-        except SimError:
-            self.close()
-            raise
+            raise SimError(f"control socket {self.path}: simulator closed the connection")
+        self._buf += data
+
+    def _wait(self, sock: socket.socket, events: int) -> None:
+        poller = select.poll()
+        poller.register(sock, events)
+        if not poller.poll(self.timeout * 1000):
+            raise TimeoutError("timed out")  # what a socket's own timeout says
+
+    def _read(self, come: bool) -> dict[str, Any]:
+        """The next reply line (waiting for it), decoded."""
+        while (nl := self._buf.find(b"\n")) < 0:
+            self._receive(come)
+            come = False  # the rest of a line read in part is on its way
         raw = bytes(self._buf[:nl])
         del self._buf[: nl + 1]
         try:
-            reply = json.loads(raw)
+            reply = _loads(raw)
         except ValueError:
             reply = None
         if not isinstance(reply, dict):
             raise SimError(f"control socket {self.path}: reply is not a JSON object")
         return reply
+
+    def _lost(self, exc: OSError) -> NoReturn:
+        self.close()
+        raise SimError(f"control socket {self.path}: {exc.strerror or exc}") from None
 
     def _connect(self) -> socket.socket:
         if self._sock is None:
@@ -283,15 +366,20 @@ class SimControl:
             sock.settimeout(self.timeout)
             try:
                 sock.connect(self.path)
-            except OSError:
+            except OSError as exc:
                 sock.close()
-                raise
+                self._lost(exc)
+            sock.setblocking(False)
             self._sock = sock
+            self._readable = select.poll()
+            self._readable.register(sock, select.POLLIN)
             self._buf.clear()
+            self._posted.clear()
+            self._answers.clear()
         return self._sock
 
     def close(self) -> None:
-        sock, self._sock = self._sock, None
+        sock, self._sock, self._readable = self._sock, None, None
         if sock is not None:
             sock.close()
 

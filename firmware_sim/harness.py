@@ -4,6 +4,7 @@ with SimProcess("shoe", tmp_path, key, ["--cards", "AS KD"]) as sim:
     drv = sim.driver(events)
     ...
     sim.control("draw", count=2)
+    sim.post("draw", count=2)  # the reply read later: sim.answer()
 """
 
 from __future__ import annotations
@@ -144,9 +145,20 @@ class SimProcess:
 
     def control(self, cmd: str, **fields: object) -> dict[str, Any]:
         """One control request; SimError with the simulator's one-line reason if refused."""
+        return self._client().request(cmd, **fields)
+
+    def post(self, cmd: str, **fields: object) -> None:
+        """One control request sent without waiting for its reply (``answer``)."""
+        self._client().post(cmd, **fields)
+
+    def answer(self) -> dict[str, Any] | None:
+        """The reply to the oldest request posted (``SimControl.answer``)."""
+        return self._client().answer()
+
+    def _client(self) -> SimControl:
         if self._control is None:
             self._control = SimControl(self.control_path)
-        return self._control.request(cmd, **fields)
+        return self._control
 
     def driver(
         self,

@@ -21,6 +21,15 @@ from firmware_sim.harness import SimProcess
 AUTOPLAY_SEATS = 7
 AUTOPLAY_AMOUNTS = (10, 25, 50, 100)
 FIRST_CARDS = 4  # two to each hand before any third card
+# What autoplay draws from its seeded generator, drawn the same way with less work: the
+# bet by ``choices`` on the weights' running totals (45, 45, 10 -> 45, 90, 100: the
+# same one ``random()`` and the same pick), the amount by ``choice`` among the amounts
+# as Decimals (the same index), each seat's wager on them made once.
+BET_CUM_WEIGHTS = (45, 90, 100)
+AMOUNTS = tuple(Decimal(a) for a in AUTOPLAY_AMOUNTS)
+SEATS = range(1, AUTOPLAY_SEATS + 1)
+WAGERS = {(s, b, a): Wager(s, b, a) for s in SEATS for b in BETS for a in AMOUNTS}
+NO_MORE_BETS = NoMoreBets()
 
 
 class BaccaratConsole(DealerConsole):
@@ -51,13 +60,15 @@ class BaccaratConsole(DealerConsole):
             return self.floor()
         if self.extra is not None:
             return self.draw_in_error()
+        # The dealer's irregularities, looked for only while some are still to come
+        # (autoplay has none).
         if need is Need.WAGERS:
-            fault = self.error_due()
-            if fault is not None:
+            if self.round_faults and self.error_due() is not None:
                 return self.draw_in_error()
             self.wagers()
             return True
-        self.third_card_to_banker()
+        if self.round_faults:
+            self.third_card_to_banker()
         return self.draw()
 
     def observe(self, entry: Mapping[str, object]) -> None:
@@ -164,16 +175,27 @@ class BaccaratConsole(DealerConsole):
 
     def wagers(self) -> None:
         index = self.baccarat.round - 1
-        script = self.s.rounds[index] if index < len(self.s.rounds) else self.autoplay()
-        for seat, bets in sorted(script.items()):
-            for bet, amount in bets.items():
-                self.table.handle(Wager(seat, bet, amount))
-        self.table.handle(NoMoreBets())
+        if index < len(self.s.rounds):
+            script = self.s.rounds[index]
+            wagers = [
+                Wager(seat, bet, amount)
+                for seat, bets in sorted(script.items())
+                for bet, amount in bets.items()
+            ]
+        else:
+            wagers = self.autoplay()
+        handle = self.table.handle
+        for wager in wagers:
+            handle(wager)
+        handle(NO_MORE_BETS)
 
-    def autoplay(self) -> dict[int, dict[str, Decimal]]:
-        wagers: dict[int, dict[str, Decimal]] = {}
-        for seat in range(1, AUTOPLAY_SEATS + 1):
-            if self.rng.random() < 0.5:
-                bet = self.rng.choices(BETS, weights=(45, 45, 10))[0]
-                wagers[seat] = {bet: Decimal(self.rng.choice(AUTOPLAY_AMOUNTS))}
-        return wagers
+    def autoplay(self) -> list[Wager]:
+        """The seeded players' wagers, seat by seat: half the seats wager, on the Banker
+        or the Player (45 each in 100) or on a tie (10), 10, 25, 50 or 100."""
+        rng = self.rng
+        random, choices, choice = rng.random, rng.choices, rng.choice
+        return [
+            WAGERS[seat, choices(BETS, cum_weights=BET_CUM_WEIGHTS)[0], choice(AMOUNTS)]
+            for seat in SEATS
+            if random() < 0.5
+        ]

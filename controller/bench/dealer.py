@@ -33,6 +33,13 @@ if TYPE_CHECKING:  # each game's table is imported by its own console
 STALL_TIMEOUT: Final = 10.0  # no event for this long while one is awaited: the bench gives up
 POLL_INTERVAL: Final = 0.002  # how often the dealer looks at the reader's "armed" light
 SHUFFLE_ENDS = (m.ShuffleCompleted, m.ShufflerJam, m.ShufflerStopped, m.CycleIncomplete)
+# In ``pending``: a draw sent to the simulated shoe whose reply (its event ids, or the
+# shoe's refusal) is not read yet (``DealerConsole.draw``). The dealer's next step reads
+# it (waiting for it), before deciding anything: what he decides is what he would decide
+# had he waited for the reply at the draw, as he did, but the table's thread does not
+# wait for the simulator between the draw and the table's next input.
+POSTED: Final = -1  # no event id: the simulators count theirs from 1
+REPLY_WAIT: Final = 0.05  # a draw's reply and no event yet: the dealer looks again then
 
 
 def clear_as_the_floorperson(table: BaccaratTable | Spanish21Table) -> None:
@@ -50,8 +57,6 @@ class DealerConsole(ABC):
     """The dealer and floorperson of one scenario run, on the thread that owns the table:
     the bench's (controller/bench/runner.py), or the daemon's simulated console, which
     hands each event to the table itself, then to ``saw``, and calls ``step``."""
-
-    poll_interval: Final = POLL_INTERVAL
 
     def __init__(
         self,
@@ -76,7 +81,8 @@ class DealerConsole(ABC):
         self.replug_at = 0.0  # no event need come from an unplugged device before this
         self.shuffle_requested = False  # until the shuffler reports the shuffle's end
         self.shuffles = 0  # shuffles asked of the shuffler, failed ones included
-        self.polling = False  # looking at a device's light rather than waiting for an event
+        self.looking = False  # at a device's light, rather than waiting for an event
+        self.early: set[int] = set()  # shoe events seen before the posted draw's reply
         # The first shoe's cards are the simulator's own. A table rebuilt from its
         # journal (`tablectl run --simulate` started again on its work directory) has
         # played shoes already: the simulator's shoe is the one after them, not the
@@ -99,6 +105,16 @@ class DealerConsole(ABC):
         a dealer does; at 0, and at the bench, as many as ``draw_ahead`` allows."""
         self.bursts = ms == 0
 
+    @property
+    def polling(self) -> bool:
+        """Looking at a device's light, or a draw's reply not read and none of its
+        events seen yet (a draw refused brings none: the next step reads the refusal)."""
+        return self.looking or (POSTED in self.pending and not self.early)
+
+    @property
+    def poll_interval(self) -> float:
+        return POLL_INTERVAL if self.looking else REPLY_WAIT
+
     def handle(self, event: m.Event) -> None:
         self.table.handle(event)
         self.saw(event)
@@ -106,7 +122,10 @@ class DealerConsole(ABC):
     def saw(self, event: m.Event) -> None:
         """The table has handled ``event``: what the dealer waited for may be done."""
         if event.device == "shoe" and event.event_id is not None:
-            self.pending.discard(event.event_id)
+            if POSTED in self.pending:
+                self.early.add(event.event_id)  # for ``drawn``
+            else:
+                self.pending.discard(event.event_id)
             if isinstance(event, m.CardDrawn):
                 self.cards += 1
                 self.cards_left -= 1
@@ -118,7 +137,9 @@ class DealerConsole(ABC):
             self.shuffle_requested = False
 
     def step(self) -> bool:
-        self.polling = False
+        self.looking = False
+        if POSTED in self.pending:
+            self.drawn()
         if self.unplugged is not None:
             if self.table.need is not Need.FLOOR:
                 return False  # the device's loss is still on its way to the table
@@ -141,9 +162,20 @@ class DealerConsole(ABC):
         while self.card_faults and self.card_faults[0].at_card <= self.cards + 1:
             self.inject_card(self.card_faults.pop(0))
             count = 1  # the card the fault is aimed at, on its own
-        reply = self.sims["shoe"].control("draw", count=self.clipped(count))
-        self.pending.update(reply["event_ids"])
+        # Its reply is read by the next step (``drawn``), before the dealer decides
+        # anything: nothing depends on it before then.
+        self.sims["shoe"].post("draw", count=self.clipped(count))
+        self.pending.add(POSTED)
         return False
+
+    def drawn(self) -> None:
+        """The posted draw's reply: its event ids not seen yet pending, or the shoe's
+        refusal raised (SimError), as when the dealer drew."""
+        reply = self.sims["shoe"].answer()
+        assert reply is not None  # posted by ``draw``
+        self.pending.discard(POSTED)
+        self.pending.update(set(reply["event_ids"]) - self.early)
+        self.early.clear()
 
     def draw_ahead(self) -> int:
         """How many cards the dealer draws now before the table has placed the first:

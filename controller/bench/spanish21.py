@@ -123,7 +123,7 @@ class Spanish21Console(DealerConsole):
                 self.armed_wait = now
             elif now - self.armed_wait > STALL_TIMEOUT:
                 raise BenchError(f"the reader was not armed within {STALL_TIMEOUT:.0f} s")
-            self.polling = True
+            self.looking = True
             return False
         self.armed_wait = None
         if self.reader_faults and self.reader_faults[0].at_round <= self.spanish.round:

@@ -200,3 +200,24 @@ def read_lines(conn: socket.socket, n: int) -> list[dict[str, object]]:
         assert data, "connection closed early"
         buf += data
     return [json.loads(line) for line in buf.splitlines()[:n]]
+
+
+def test_posted_requests_are_answered_in_order_around_a_request(tmp_path: Path) -> None:
+    """``post`` sends without waiting; ``answer`` reads the replies in the order the
+    requests went, those ``request`` read on its way to its own kept for it."""
+    sim = SimProcess("shoe", tmp_path, KEY, ["--cards", "AS KS QS"]).start()
+    try:
+        assert sim.answer() is None  # nothing posted
+        sim.post("draw", count=1)
+        sim.post("draw", count=5)  # refused: three cards in the shoe
+        sim.post("draw", count=1)
+        assert sim.control("status")["cards_left"] == 1  # past the three posted
+        first = sim.answer()
+        assert first is not None and len(first["event_ids"]) == 1
+        with pytest.raises(SimError, match="only 2 cards left in the shoe"):
+            sim.answer()
+        third = sim.answer()
+        assert third is not None and third["event_ids"] == [first["event_ids"][0] + 1]
+        assert sim.answer() is None
+    finally:
+        assert sim.stop() == 0
