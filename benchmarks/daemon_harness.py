@@ -117,9 +117,12 @@ class Daemon:
 
 
 @contextlib.contextmanager
-def daemon(argv: Sequence[str], workdir: Path, tree: Path = ROOT) -> Iterator[Daemon]:
+def daemon(argv: Sequence[str], workdir: Path, tree: Path | None = None) -> Iterator[Daemon]:
     """The daemon of ``argv``; with ``tree``, that tree's code (PYTHONPATH, working
-    directory: its simulators' ``python -m firmware_sim`` too)."""
+    directory: its simulators' ``python -m firmware_sim`` too). Without, ``ROOT`` as it
+    is at the call (start_bench --against sets it), not as it was at import."""
+    if tree is None:
+        tree = ROOT
     workdir.mkdir(parents=True)
     notify = Notify(workdir / "notify.sock")
     stderr = workdir / "daemon.stderr"

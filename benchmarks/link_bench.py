@@ -52,6 +52,15 @@ from drivers import messages as m  # noqa: E402
 from drivers.device import DeviceDriver  # noqa: E402
 from firmware_sim.harness import SimProcess  # noqa: E402
 
+
+def logs_to_stderr() -> None:
+    """The drivers' log lines (structlog's default: stdout) go to stderr, so that
+    stdout holds the figures alone (``--json``)."""
+    from drivers.logs import structlog
+
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
+
+
 try:
     from drivers.device import corked
 except ImportError:  # a tree from before the cork: every frame its own write
@@ -222,6 +231,7 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--floor-writer":
         floor_writer(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
         return
+    logs_to_stderr()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cards", type=int, default=3000, help="cards per measurement (max 3328)")
     ap.add_argument("--rounds", type=int, default=5, help="alternating floor/card rounds")

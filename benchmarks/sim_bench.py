@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from daemon_harness import Stream, daemon, run_args, tablectl
-from link_bench import KEY, deal
+from link_bench import KEY, deal, logs_to_stderr
 
 from drivers import messages as m
 from firmware_sim.harness import SimProcess
@@ -195,6 +195,7 @@ def report(card: list[dict[str, float]], idle_runs: list[dict[str, float]]) -> N
 
 
 def main() -> None:
+    logs_to_stderr()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", default="card,idle", help="any of card,idle")
     ap.add_argument("--runs", type=int, default=3)
