@@ -35,11 +35,15 @@ from controller.table.events import Command
 from drivers import messages as m
 from drivers.device import DeviceDriver, corked
 
-# The loop looks at its clocks at least this often. What it does when idle waits for
-# its own time (the watchdog's ping, the console's pace and polling) or comes through
-# the inbox, which wakes it at once; at 0.2 s this wake was a quarter of an idle
-# daemon's wake-ups (benchmarks/sim_bench.py --parts idle).
+# The loop looks at its clocks at least this often while something waits for a pass
+# of it: a view drawn on a terminal (its redraw after the last change) or a
+# notification systemd's socket could not take yet. What else it does when idle waits
+# for its own time (the watchdog's ping, the console's pace and polling) or comes
+# through the inbox, which wakes it at once; so otherwise it wakes once in IDLE_WAKE.
+# At 0.2 s this wake was a quarter of an idle daemon's wake-ups, at 1.0 s a seventh of
+# its CPU (benchmarks/idle_bench.py).
 WAKE: Final = 1.0
+IDLE_WAKE: Final = 5.0
 GROUP_LIMIT: Final = 64  # device events in one transaction at most
 STALLED_AFTER: Final = 10.0  # the queue not emptied for this long: no watchdog ping
 # What each device event says of its device's health, for STATUS= and the live view.
@@ -142,7 +146,7 @@ class TableLoop:
 
     def _timeout(self, next_ping: float | None) -> float:
         now = time.monotonic()
-        wait = WAKE
+        wait = WAKE if self.view.drawing or self.notifier.unsent else IDLE_WAKE
         if next_ping is not None:
             wait = min(wait, max(0.0, next_ping - now))
         if self.console is not None and self.ready:

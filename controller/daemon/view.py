@@ -183,6 +183,12 @@ class LiveView:
             self._live = Live(self._render(), console=console, auto_refresh=False)
             self._live.start()
 
+    @property
+    def drawing(self) -> bool:
+        """Whether the view is drawn on a terminal (``refresh`` needs a pass of the loop
+        after each change)."""
+        return self._live is not None
+
     def refresh(self) -> None:
         now = time.monotonic()
         if self._live is None or now - self._drawn_at < REFRESH:
