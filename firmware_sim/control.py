@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, NoReturn
 
-from firmware_sim.jsonenc import dict_encoder
+from drivers.jsontext import encoder
 
 Fields = Mapping[str, object]
 Reply = dict[str, object]
@@ -220,7 +220,7 @@ def _error(text: str) -> Reply:
     return {"ok": False, "error": one_line(text)}
 
 
-_REPLY_JSON = dict_encoder(separators=(",", ":"))
+_REPLY_JSON = encoder()
 _DECODER = json.JSONDecoder()
 _DECODE = _DECODER.decode
 # What ``decode`` calls once past the leading white space (set in its __init__, not
@@ -244,7 +244,7 @@ def _encode(reply: Reply) -> bytes:
     return _REPLY_JSON(reply).encode() + b"\n"
 
 
-_REQUEST_JSON = dict_encoder()  # json.dumps's text
+_REQUEST_JSON = encoder(separators=(", ", ": "))  # json.dumps's text
 
 
 def _request_line(cmd: str, fields: Mapping[str, object]) -> bytes:

@@ -22,7 +22,7 @@ from structlog.processors import ExceptionRenderer
 from structlog.tracebacks import ExceptionDictTransformer
 from structlog.typing import EventDict, Processor
 
-from firmware_sim.jsonenc import dict_encoder
+from drivers.jsontext import encoder
 
 FLUSH_AFTER = 0.05  # seconds a line may wait in memory
 FLUSH_LINES = 512
@@ -79,7 +79,7 @@ class LogSink:
         self._clock = clock
         self._entries: list[EventDict] = []
         self._since: float | None = None
-        self._encode = dict_encoder(default=repr)
+        self._encode = encoder(separators=(", ", ": "), default=repr)
         self._stamp = _Timestamps()
 
     def msg(self, entry: EventDict) -> None:

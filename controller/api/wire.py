@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from controller.jsontext import compact
+from drivers.jsontext import encoder
 
 VERSION = 1
 
@@ -29,7 +29,7 @@ def _json_default(value: object) -> object:
 
 
 # One encoder for every line (json.dumps with arguments builds a new one each call).
-_text = compact(_json_default, sort_keys=False)
+_text = encoder(default=_json_default)
 
 
 def encode(message: Mapping[str, object]) -> bytes:

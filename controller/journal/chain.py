@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final
 
-from controller.jsontext import compact
+from drivers.jsontext import encoder
 
 GENESIS: Final = "0" * 64  # the "previous hash" of the first row
 _MOVE_REACH: Final = 1_000  # how far from its place a moved row is looked for
@@ -36,7 +36,7 @@ def _json_value(value: object) -> object:
 
 
 # Built once: json.dumps with arguments builds a new encoder for every row.
-_CANONICAL: Final = compact(_json_value, sort_keys=True)
+_CANONICAL: Final = encoder(default=_json_value, sort_keys=True)
 
 
 def encode(entry: Mapping[str, object]) -> str:

@@ -1,4 +1,4 @@
-"""The simulator's JSON fast paths: dict_encoder makes json.JSONEncoder's text, the
+"""The JSON fast paths: drivers.jsontext.encoder makes json.JSONEncoder's text, the
 control server decodes a request line as json.loads does."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
+from drivers.jsontext import encoder
 from firmware_sim import control
-from firmware_sim.jsonenc import dict_encoder
 
 VALUES: list[dict[str, object]] = [
     {},
@@ -25,14 +25,23 @@ VALUES: list[dict[str, object]] = [
 @pytest.mark.parametrize("separators", [(", ", ": "), (",", ":")])
 def test_same_text_as_jsonencoder(value: dict[str, object], separators: tuple[str, str]) -> None:
     reference = json.JSONEncoder(separators=separators).encode(value)
-    assert dict_encoder(separators=separators)(value) == reference
+    assert encoder(separators=separators)(value) == reference
+
+
+@pytest.mark.parametrize(
+    "value", [VALUES[1], VALUES[5], {"b": {"d": 1, "c": 2}, "a": 1}, [{"b": 2, "a": 1}], "x"]
+)
+def test_sorted_keys_and_values_that_are_not_dicts(value: object) -> None:
+    reference = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode(value)
+    assert encoder(sort_keys=True)(value) == reference
 
 
 def test_default_is_used_and_its_absence_refuses() -> None:
     value = {"obj": object, "set": {1}}
-    assert dict_encoder(default=repr)(value) == json.JSONEncoder(default=repr).encode(value)
+    reference = json.JSONEncoder(default=repr).encode(value)
+    assert encoder(separators=(", ", ": "), default=repr)(value) == reference
     with pytest.raises(TypeError, match="not JSON serializable"):
-        dict_encoder()(value)
+        encoder()(value)
 
 
 REQUEST_LINES = [
