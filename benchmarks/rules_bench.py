@@ -4,7 +4,7 @@ against a plain-Python punto banco loop, interleaved in one process; Spanish 21 
 Run: .venv/bin/python benchmarks/rules_bench.py [--runs N] [--shoes N] [--json]
 
 * **engine**: each seeded, shuffled 8-deck shoe (the cover card 16 cards from the
-  bottom) through the rules as the table calls them, by ``bench_shoe.replay_baccarat``:
+  bottom) through the rules as the table calls them, by ``shoe_replays.replay_baccarat``:
   ``burn_count`` on the first card and the burn, each card dealt to the round's
   ``Coup`` (``add``: the hand due next), its ``outcome``, ``settle`` for each seat that
   wagered, until the hand after the cover card's (545.10(e), ruling R1).
@@ -47,7 +47,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench_shoe import BaccaratRound, Wagers, replay_baccarat  # noqa: E402
+from shoe_replays import BaccaratRound, Wagers, replay_baccarat  # noqa: E402
 
 from controller.rules import spanish21 as s21  # noqa: E402
 from controller.rules.baccarat import BETS, BaccaratRules  # noqa: E402
@@ -68,7 +68,7 @@ def baccarat_shoe(rng: random.Random, decks: int = 8) -> list[str]:
 
 
 def round_wagers(rng: random.Random, rounds: int) -> Wagers:
-    """Round (from 1) -> seat -> bet -> amount, as bench_shoe's replay takes them."""
+    """Round (from 1) -> seat -> bet -> amount, as shoe_replays.replay_baccarat takes them."""
     out: Wagers = {}
     for n in range(1, rounds + 1):
         seats: Seats = {}
