@@ -1,9 +1,13 @@
 """The fan-out: the connected clients, each with a bounded queue of lines to send.
 
-Everything here runs on the API's I/O thread. The table's thread only hands lines over
-(``Inbox``), so a client that does not read cannot delay the table. A client whose
-queue overflows is sent one ``overflow`` notice and dropped: what is queued goes out,
-then the connection is closed, at once or after a grace period.
+The API's I/O thread owns the clients and their selector. The table's thread, holding
+the server's lock while the I/O thread is not at work, may deliver lines itself
+(``deliver_all(..., direct=True)``): it only appends and sends without blocking, and
+what a socket does not take at once, a selector change or a close, is left to the
+I/O thread (``waiting``, ``finish``), so a client that does not read cannot delay the
+table. A client whose queue overflows is sent one ``overflow`` notice and dropped:
+what is queued goes out, then the connection is closed, at once or after a grace
+period.
 
 The hole card never leaves through this API before the reveal (551.8(e)): an entry
 that carries a card value under ``sealed`` is streamed as a ``withheld`` notice.
@@ -67,64 +71,6 @@ def event_line(seq: int, entry: Mapping[str, object]) -> bytes:
             "reason": withheld,
         }
     )
-
-
-class Inbox:
-    """Lines from the table's thread to the I/O thread: a deque, and one byte on a
-    socket pair that wakes the I/O thread's selector."""
-
-    def __init__(self) -> None:
-        self._lines: deque[Out] = deque()
-        self._pending = False
-        self.reader: socket.socket | None = None
-        self._writer: socket.socket | None = None
-
-    def open(self) -> socket.socket:
-        """The wake-up pair; its reader is for the I/O thread's selector."""
-        self.reader, self._writer = socket.socketpair()
-        self.reader.setblocking(False)
-        self._writer.setblocking(False)
-        return self.reader
-
-    def put(self, out: Out, wake: bool = True) -> None:
-        """Queue ``out``; ``wake`` False: the caller wakes the I/O thread later, once
-        for several lines."""
-        self._lines.append(out)
-        if wake:
-            self.wake()
-
-    def wake(self) -> None:
-        # One byte in flight is enough: the I/O thread drains the whole deque each time.
-        if self._pending or self._writer is None:
-            return
-        self._pending = True
-        with contextlib.suppress(OSError):
-            self._writer.send(b"\0")
-
-    def stop(self) -> None:
-        """Wake the I/O thread whatever is pending, so that it sees it is stopping."""
-        assert self._writer is not None
-        with contextlib.suppress(OSError):
-            self._writer.send(b"\0")
-
-    def drain_wake(self) -> None:
-        assert self.reader is not None
-        with contextlib.suppress(BlockingIOError):
-            while self.reader.recv(4096):
-                pass
-        # Cleared only once the bytes are gone, and before the deque is drained: a
-        # put that finds it set has appended before that drain.
-        self._pending = False
-
-    def take(self) -> Iterator[Out]:
-        while self._lines:
-            yield self._lines.popleft()
-
-    def close(self) -> None:
-        for closable in (self.reader, self._writer):
-            if closable is not None:
-                closable.close()
-        self.reader = self._writer = None
 
 
 @dataclass(slots=True, eq=False)
@@ -195,6 +141,8 @@ class Clients:
         self._next_conn = 1
         self._sel: selectors.BaseSelector | None = None
         self.last_seq: int | None = None  # the last entry handed to subscribers
+        self._direct = False  # delivering on the table's thread: no selector, no close
+        self.waiting: dict[int, Conn] = {}  # left by the table's thread for the I/O thread
 
     def open(self, sel: selectors.BaseSelector) -> None:
         self._sel = sel
@@ -232,9 +180,30 @@ class Clients:
         deadlines = [c.drop_at for c in self._conns.values() if c.drop_at is not None]
         return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
-    def deliver_all(self, outs: Iterable[Out]) -> None:
+    @property
+    def subscribers(self) -> int:
+        return len(self._subscribers)
+
+    def deliver_all(self, outs: Iterable[Out], direct: bool = False) -> bool:
         """What the table's thread queued, each line to its connection or to every
-        subscriber; each connection sent what it got in as few writes as it takes."""
+        subscriber; each connection sent what it got in as few writes as it takes.
+        ``direct``: on the table's thread; whether it left work for the I/O thread."""
+        self._direct = direct
+        try:
+            self._deliver(outs)
+        finally:
+            self._direct = False
+        return bool(self.waiting)
+
+    def finish(self) -> None:
+        """On the I/O thread: what the table's thread left (the rest of a line, write
+        interest, a close)."""
+        waiting, self.waiting = self.waiting, {}
+        for conn in waiting.values():
+            if self.alive(conn):
+                self.flush(conn)
+
+    def _deliver(self, outs: Iterable[Out]) -> None:
         touched: dict[int, Conn] = {}
         for out in outs:
             if out.target is None:
@@ -298,18 +267,29 @@ class Clients:
             except BlockingIOError:
                 break
             except OSError:
-                self.close_one(conn)
+                self._close_soon(conn)
                 return
             if _sent(conn, sent):
                 break  # the socket took part of a line: the rest when it is writable
         if conn.drop_at is not None and not conn.out:
-            self.close_one(conn)
+            self._close_soon(conn)
             return
         interest = selectors.EVENT_READ | (selectors.EVENT_WRITE if conn.out else 0)
         if interest != conn.interest:
+            if self._direct:
+                self.waiting[conn.number] = conn  # the selector is the I/O thread's
+                return
             assert self._sel is not None
             self._sel.modify(conn.sock, interest, conn)
             conn.interest = interest
+
+    def _close_soon(self, conn: Conn) -> None:
+        """Closed now on the I/O thread; on the table's thread, by the I/O thread next
+        (its flush sees the same error or end)."""
+        if self._direct:
+            self.waiting[conn.number] = conn
+        else:
+            self.close_one(conn)
 
     def expire_drops(self) -> None:
         now = time.monotonic()

@@ -1,9 +1,14 @@
 """The console API's server: its lifecycle, the table's side, and the I/O thread.
 
-Threads: one I/O thread owns every socket. The table's thread only calls ``publish``
-(and ``handling``), which encode the entry and hand it to the ``Inbox``, then wake the
-I/O thread: they never touch a socket, so a client that does not read cannot delay the
-table.
+Threads: one I/O thread owns the listening sockets, the connections' reading and the
+selector. The table's thread calls ``publish`` (and ``handling``), which encode the
+entry and queue it; at a wake (once for a transaction's entries) it sends the queued
+lines itself when the I/O thread is not at work and few clients subscribe (``_send``):
+without blocking, neither on a socket nor on the lock, so a client that does not read
+cannot delay the table. Otherwise, and for what a socket did not take at once, the
+I/O thread is woken. Lines go out in the order queued either way: both threads take
+them from the ``Inbox`` under the server's lock. A card's line so costs no wake-up of
+the I/O thread and no hand-over of the GIL to it (docs/benchmarks.md, issue 10).
 """
 
 from __future__ import annotations
@@ -18,15 +23,8 @@ from pathlib import Path
 import structlog
 
 from controller.api.access import Access, peer_of
-from controller.api.fanout import (
-    DROP_GRACE,
-    QUEUE_LIMIT,
-    Clients,
-    Conn,
-    Inbox,
-    Out,
-    event_line,
-)
+from controller.api.fanout import DROP_GRACE, QUEUE_LIMIT, Clients, Conn, Out, event_line
+from controller.api.inbox import Inbox
 from controller.api.listeners import Listener, close_listeners, open_listeners, socket_path
 from controller.api.requests import MAX_LINE, Requests, Submit, Ticket, Window
 from controller.api.wire import Refused, encode
@@ -34,6 +32,7 @@ from controller.api.wire import Refused, encode
 log = structlog.get_logger("controller.api")
 
 MAX_CLIENTS = 64  # connections served at once on each socket; the next is told so
+DIRECT_LIMIT = 8  # subscribers the table's thread sends to itself; past it, the I/O thread
 
 
 class ApiServer:
@@ -67,6 +66,9 @@ class ApiServer:
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._sel: selectors.BaseSelector | None = None
+        # The clients' state, held by the I/O thread while it works and by the table's
+        # thread while it sends (``_send``, which never waits for it).
+        self._lock = threading.Lock()
 
     def path(self, name: str) -> Path:
         """Where socket ``name`` (``dealer``, ``floor``, ``events``) listens."""
@@ -96,7 +98,8 @@ class ApiServer:
             self._inbox.stop()
             self._thread.join()
             self._thread = None
-        self._clients.close()
+        with self._lock:
+            self._clients.close()
         close_listeners(self._listeners)
         if self._sel is not None:
             self._sel.close()
@@ -121,12 +124,28 @@ class ApiServer:
             self._window.saw(seq, entry)
         if self._thread is None:
             return
-        self._inbox.put(Out(None, seq, event_line(seq, entry)), wake)
+        self._inbox.put(Out(None, seq, event_line(seq, entry)), wake=False)
+        if wake:
+            self._send()
 
     def wake(self) -> None:
-        """Send what ``publish`` queued without waking the I/O thread."""
-        if self._thread is not None:
-            self._inbox.wake()
+        """Send what ``publish`` queued with ``wake`` False."""
+        self._send()
+
+    def _send(self) -> None:
+        """The queued lines, sent on this (the table's) thread when the I/O thread is
+        not at work and at most ``DIRECT_LIMIT`` clients subscribe; otherwise, or for
+        what a client did not take at once, the I/O thread woken for them."""
+        if self._thread is None:
+            return
+        if self._clients.subscribers <= DIRECT_LIMIT and self._lock.acquire(blocking=False):
+            try:
+                left = self._clients.deliver_all(self._inbox.take(), direct=True)
+            finally:
+                self._lock.release()
+            if not left:
+                return
+        self._inbox.wake()
 
     def set_status(self, status: Mapping[str, object]) -> None:
         """The table's state as a ``status`` request answers it (JSON values, never a
@@ -144,23 +163,29 @@ class ApiServer:
         finally:
             self._window = None
             if self._thread is not None:
-                self._inbox.put(Out(ticket.connection, None, encode(window.result())))
+                self._inbox.put(Out(ticket.connection, None, encode(window.result())), False)
+                self._send()
 
     # ------------------------------------------------------------------ the I/O thread
 
     def _run(self) -> None:
         assert self._sel is not None
+        timeout: float | None = None
         while not self._stopping:
-            for key, mask in self._sel.select(self._clients.timeout()):
-                obj = key.data
-                if obj is None:
-                    self._inbox.drain_wake()
-                elif isinstance(obj, Listener):
-                    self._accept(obj)
-                elif self._clients.alive(obj):
-                    self._guarded(obj, mask)
-            self._clients.deliver_all(self._inbox.take())
-            self._clients.expire_drops()
+            ready = self._sel.select(timeout)
+            with self._lock:
+                for key, mask in ready:
+                    obj = key.data
+                    if obj is None:
+                        self._inbox.drain_wake()
+                    elif isinstance(obj, Listener):
+                        self._accept(obj)
+                    elif self._clients.alive(obj):
+                        self._guarded(obj, mask)
+                self._clients.deliver_all(self._inbox.take())
+                self._clients.finish()
+                self._clients.expire_drops()
+                timeout = self._clients.timeout()
 
     def _accept(self, lst: Listener) -> None:
         while True:
