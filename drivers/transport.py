@@ -102,11 +102,16 @@ class SerialTransport:
         readable = False
         for fd, _ in events:
             if fd == self._wake_r:
-                self._drain_wake()
+                self.drain_wake()
             else:
                 readable = True  # data, or a hang-up that the read below reports
-        if not readable:
-            return b""
+        return self.read_ready(max_bytes) if readable else b""
+
+    def read_ready(self, max_bytes: int) -> bytes:
+        """What the port holds now, without waiting (a poll found it readable); b""
+        when nothing is there after all."""
+        if self._port is None:
+            raise DeviceGone(f"{self._path} is not open")
         try:
             data = os.read(self._fd, max_bytes)
         except BlockingIOError:
@@ -116,6 +121,11 @@ class SerialTransport:
         if not data:
             raise DeviceGone(f"{self._path}: end of file")
         return data
+
+    def fds(self) -> tuple[int, int]:
+        """The open port's descriptor and the wake-up pipe's reading end, for a poller
+        that serves several ports (drivers/device/sessions.py)."""
+        return self._fd, self._wake_r
 
     def write(self, data: bytes) -> None:
         """One os.write on the non-blocking port in the usual case (pyserial's write
@@ -156,7 +166,7 @@ class SerialTransport:
         with contextlib.suppress(BlockingIOError):  # a wake is already pending
             os.write(self._wake_w, b"\x00")
 
-    def _drain_wake(self) -> None:
+    def drain_wake(self) -> None:
         try:
             while os.read(self._wake_r, 64):
                 pass

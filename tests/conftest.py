@@ -19,7 +19,7 @@ from tests.support.sim import Start, launcher
 @pytest.fixture
 def fixed_nonces(mocker: MockerFixture) -> None:
     """Both ends pick known nonces, so frames can be checked byte for byte."""
-    mocker.patch("drivers.device.driver.secrets.token_bytes", return_value=HOST_NONCE)
+    mocker.patch("drivers.device.handshake.secrets.token_bytes", return_value=HOST_NONCE)
     mocker.patch("firmware_sim.endpoint.secrets").token_bytes.return_value = DEV_NONCE
 
 

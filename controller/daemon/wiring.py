@@ -26,6 +26,7 @@ from controller.table.devices import TableDevices
 from controller.table.seal import Sealer
 from drivers import messages as m
 from drivers.device import DRIVERS, DeviceDriver, EventSink, ReaderDriver, ShoeDriver
+from drivers.device.sessions import SessionPoller
 from drivers.transport import SerialTransport, Transport
 from drivers.usb import usb_transport_factory
 
@@ -155,6 +156,7 @@ def drivers(
     through pyusb, on ``usb_backend`` when one is given."""
     keys = config.load_keys()
     devices = config.devices
+    sessions = SessionPoller()  # one I/O thread for the sessions on serial ports
     made: dict[str, DeviceDriver] = {}
     for name, device in devices.named().items():
         factory: Callable[[], Transport]
@@ -170,6 +172,7 @@ def drivers(
             device.approved_firmware,
             config=devices.driver_config(),
             resume=positions.get(name),
+            sessions=sessions,
         )
     return made
 

@@ -10,7 +10,6 @@ after a reconnect replays) every event until then.
 from __future__ import annotations
 
 import contextlib
-import secrets
 import threading
 import time
 from collections.abc import Callable, Collection
@@ -21,6 +20,8 @@ import structlog
 
 from drivers import messages as m
 from drivers.device.admission import refusal
+from drivers.device.handshake import hello
+from drivers.device.sessions import Pollable, SessionPoller
 from drivers.device.stream import EventStream
 from drivers.errors import (
     HandshakeRefused,
@@ -68,8 +69,10 @@ class DeviceDriver:
         config: DriverConfig | None = None,
         resume: tuple[str, int] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        sessions: SessionPoller | None = None,
     ) -> None:
         self.name = name
+        self._sessions = sessions  # the shared I/O thread of sessions on a pollable port
         self._factory = transport_factory
         self._events = events
         self._approved = frozenset(approved_firmware)
@@ -292,57 +295,53 @@ class DeviceDriver:
             self._waiting_until = self._next_deadline()
         for mtype, payload in held:
             self._stream.dispatch(mtype, payload)
+        if self._sessions is not None and isinstance(transport, Pollable):
+            self._sessions.serve(self, transport)  # on its thread, until the session ends
+            return
         while not self._stop.is_set():
-            data = transport.read(4096, self._waiting_until)
-            with self._lock:
-                msgs = link.receive(data) if data else []
-                if self._clock() >= self._waiting_until:  # a timer is due, not just a frame
-                    msgs += link.poll()
-                if self._event_ack_due is not None and self._clock() >= self._event_ack_due:
-                    try:
-                        self._send_event_ack()
-                    except LinkBusy:  # the window and queue are full: try again shortly
-                        self._event_ack_due = self._clock() + self._config.link.ack_delay
-                tamper = link.take_tamper()
-                self._waiting_until = self._next_deadline()
-            if tamper is not None:
-                self._tamper(tamper)
-            for mtype, payload in msgs:
-                self._stream.dispatch(mtype, payload)
+            self.turn(transport.read(4096, self._waiting_until))
+
+    def turn(self, data: bytes) -> None:
+        """One turn of the session: ``data`` read from the port (maybe none), the
+        timers that are due, the messages delivered."""
+        link = self._link
+        with self._lock:
+            msgs = link.receive(data) if data else []
+            if self._clock() >= self._waiting_until:  # a timer is due, not just a frame
+                msgs += link.poll()
+            if self._event_ack_due is not None and self._clock() >= self._event_ack_due:
+                try:
+                    self._send_event_ack()
+                except LinkBusy:  # the window and queue are full: try again shortly
+                    self._event_ack_due = self._clock() + self._config.link.ack_delay
+            tamper = link.take_tamper()
+            self._waiting_until = self._next_deadline()
+        if tamper is not None:
+            self._tamper(tamper)
+        for mtype, payload in msgs:
+            self._stream.dispatch(mtype, payload)
+
+    @property
+    def waiting_until(self) -> float:
+        """When the session's next timer is due (monotonic seconds)."""
+        return self._waiting_until
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
 
     def _handshake(self, transport: Transport) -> m.DeviceInfo:
-        cfg = self._config
-        nonce = secrets.token_bytes(m.NONCE_LEN)
-        timeout_ms = round(cfg.link.link_timeout * 1000)
-        hello = m.Hello(
-            m.PROTOCOL_VERSION, m.PROTOCOL_VERSION, self.KIND, timeout_ms, nonce
-        ).encode()
-        deadline = self._clock() + cfg.handshake_timeout
-        next_hello = 0.0
-        while not self._stop.is_set():
-            now = self._clock()
-            if now >= deadline:
-                raise LinkLost(f"no answer to HELLO within {cfg.handshake_timeout:.2f} s")
-            if now >= next_hello:
-                with self._lock:
-                    self._link.send_handshake(m.MsgType.HELLO, hello)
-                next_hello = now + cfg.hello_retry
-            with self._lock:
-                wake_at = min(deadline, next_hello, self._link.next_deadline())
-            data = transport.read(4096, wake_at)
-            with self._lock:
-                msgs = self._link.receive(data) if data else []
-                if not any(t == m.MsgType.HELLO_REPLY for t, _ in msgs):
-                    # Drops a stalled false frame start; not after the reply, or the
-                    # frames held behind it would be judged before the session exists.
-                    msgs += self._link.poll()
-                tamper = self._link.take_tamper()
-            if tamper is not None:
-                self._tamper(tamper)
-            for mtype, payload in msgs:
-                if mtype == m.MsgType.HELLO_REPLY:
-                    return self._check_reply(nonce, payload)
-        raise LinkLost("stopped")
+        nonce, reply = hello(
+            self._link,
+            self._lock,
+            transport,
+            self.KIND,
+            self._config,
+            self._clock,
+            self._stop,
+            self._tamper,
+        )
+        return self._check_reply(nonce, reply)
 
     def _check_reply(self, host_nonce: bytes, payload: bytes) -> m.DeviceInfo:
         try:

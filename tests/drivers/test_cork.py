@@ -4,13 +4,9 @@ another thread's frame sends what is kept first; a lost link loses nothing."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import queue
-import select
 import threading
 import time
-import tty
 from collections.abc import Iterator
 
 import pytest
@@ -18,75 +14,18 @@ import pytest
 from drivers import codec
 from drivers import messages as m
 from drivers.device import ShoeDriver, corked
+from drivers.device.sessions import SessionPoller
 from drivers.errors import NotConnected
-from drivers.transport import SerialTransport
-from firmware_sim.endpoint import DeviceEndpoint, Identity
 from tests.support.devices import KEY, Drivers, InProcessDevice, next_event
-
-SHOE = Identity(m.DeviceKind.SHOE, "SIM-SHOE", "SHOE-1", "1.0.0")
-
-
-class SpiedPort(SerialTransport):
-    """The host's real serial transport, each of its writes noted."""
-
-    def __init__(self, path: str, writes: list[bytes]) -> None:
-        super().__init__(path)
-        self._writes = writes
-
-    def write(self, data: bytes) -> None:
-        self._writes.append(bytes(data))
-        super().write(data)
+from tests.support.ptydevice import SHOE, PtyShoe, SpiedPort
 
 
-class PtyShoe:
-    """A shoe's firmware on the master side of a pseudo-terminal, each read it makes of
-    what the host wrote noted."""
-
-    def __init__(self) -> None:
-        self.master, self._slave = os.openpty()
-        tty.setraw(self._slave)
-        self.path = os.ttyname(self._slave)
-        self.reads: list[bytes] = []
-        self.commands: queue.Queue[tuple[int, bytes]] = queue.Queue()
-        self.lock = threading.Lock()
-        self.endpoint = DeviceEndpoint(
-            SHOE, KEY, self._write, lambda t, p: self.commands.put((t, p))
-        )
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
-
-    def _write(self, data: bytes) -> None:
-        os.write(self.master, data)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            with self.lock:
-                wait = max(0.0, min(self.endpoint.link.next_deadline() - time.monotonic(), 0.05))
-            ready, _, _ = select.select([self.master], [], [], wait)
-            with self.lock:
-                if ready:
-                    data = os.read(self.master, 65536)
-                    self.reads.append(data)
-                    self.endpoint.receive(data)
-                self.endpoint.poll()
-
-    def emit(self, mtype: m.MsgType, body: bytes = b"") -> int:
-        with self.lock:
-            return self.endpoint.emit(mtype, body)
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(2)
-        for fd in (self.master, self._slave):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-
-
-@pytest.fixture
+@pytest.fixture(params=["own thread", "session poller"])
 def pty_shoe(
-    drivers: Drivers,
+    drivers: Drivers, request: pytest.FixtureRequest
 ) -> Iterator[tuple[PtyShoe, ShoeDriver, queue.Queue[m.Event], list[bytes]]]:
+    """The shoe's driver on a real pty, its session on the driver's own thread or on a
+    ``SessionPoller``'s, as the daemon runs it (drivers/device/sessions.py)."""
     shoe = PtyShoe()
     writes: list[bytes] = []
     events: queue.Queue[m.Event] = queue.Queue()
@@ -96,6 +35,7 @@ def pty_shoe(
         KEY,
         events,
         [SHOE.firmware_hash],
+        sessions=SessionPoller() if request.param == "session poller" else None,
     )
     drivers.start(driver)
     next_event(events, m.DeviceConnected)
