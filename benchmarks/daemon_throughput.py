@@ -1,12 +1,14 @@
 """The daemon benchmark's throughput part (benchmarks/daemon_bench.py --parts
 throughput): a pace-0 daemon's cards per second, its own CPU per card (all its threads,
 and its main thread alone: the table loop with the simulated console, which runs on it),
+its threads' wake-ups per card (voluntary context switches, /proc/PID/task/*/status),
 and its journal's rows and commits per card, beside bare SQLite's one-row commits in the
 same directory."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sqlite3
@@ -63,6 +65,18 @@ def cpu_seconds(pid: int, tid: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def wakeups(pid: int) -> int:
+    """Voluntary context switches of every thread of process ``pid``: each time one
+    slept (a wait for input, the GIL, a lock, the disk) and was woken."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            for line in (task / "status").read_text().splitlines():
+                if line.startswith("voluntary_ctxt_switches:"):
+                    total += int(line.split()[1])
+    return total
+
+
 @dataclass
 class Throughput:
     cards: int
@@ -72,6 +86,7 @@ class Throughput:
     rows: int = 0
     commits: int = 0
     cards_total: int = 0
+    wakeups: int = 0  # all threads' voluntary context switches
 
 
 def throughput(tmp: Path, name: str, cards: int, seed: int) -> Throughput:
@@ -86,11 +101,13 @@ def throughput(tmp: Path, name: str, cards: int, seed: int) -> Throughput:
             if seen == 0:
                 began, cpu0 = time.monotonic(), cpu_seconds(d.proc.pid)
                 table0 = cpu_seconds(d.proc.pid, d.proc.pid)
+                woken0 = wakeups(d.proc.pid)
             seen += 1
             if seen > cards:
                 break
         result = Throughput(cards, time.monotonic() - began, cpu_seconds(d.proc.pid) - cpu0)
         result.table_cpu_s = cpu_seconds(d.proc.pid, d.proc.pid) - table0
+        result.wakeups = wakeups(d.proc.pid) - woken0
         stream.close()
     counted = json.loads((workdir / "commits.json").read_text())
     db = sqlite3.connect(workdir / "journal.db")
@@ -139,6 +156,7 @@ def measure_throughput(tmp: Path, args: argparse.Namespace) -> dict[str, object]
         "cards_per_s": spread([r.cards / r.seconds for r in runs]),
         "cpu_us_per_card": spread([r.cpu_s / r.cards * 1e6 for r in runs]),
         "table_thread_cpu_us_per_card": spread([r.table_cpu_s / r.cards * 1e6 for r in runs]),
+        "wakeups_per_card": spread([r.wakeups / r.cards for r in runs], 2),
         "rows_per_card": spread([r.rows / r.cards_total for r in runs], 2),
         "commits_per_card": spread([r.commits / r.cards_total for r in runs], 2),
         "bare_sqlite_commits_per_s": spread(bare, 0),
@@ -151,6 +169,7 @@ def report_throughput(r: dict[str, object]) -> None:
     print(f"| daemon CPU per card, all threads | {r['cpu_us_per_card']} us | < 200 us |")
     table = r["table_thread_cpu_us_per_card"]
     print(f"| of which the main thread (table loop and simulated console) | {table} us | |")
+    print(f"| the daemon's threads' wake-ups per card | {r['wakeups_per_card']} | |")
     print(f"| journal rows per card | {r['rows_per_card']} | |")
     print(f"| journal commits per card | {r['commits_per_card']} | |")
     print(f"| bare SQLite, 1-row commits/s | {r['bare_sqlite_commits_per_s']} | |")

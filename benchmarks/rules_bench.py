@@ -11,6 +11,11 @@ Run: .venv/bin/python benchmarks/rules_bench.py [--runs N] [--shoes N] [--json]
 * **plain loop**: the same shoe as a list, ``list.pop`` from its end, the cards' values
   from a dict, the standard tableau inline, the same nets in ``Decimal``: no function
   per card, no check of any kind.
+* **the replay, its answers given**: ``replay_baccarat`` again, ``Coup`` and ``settle``
+  replaced by stand-ins that hand back the engine's own rounds and nets (``given``): a
+  method call a card and a call a seat, no rule in them. What the replay costs around
+  the engine, so its ratio to the plain loop is the most any engine called once a card
+  from the same replay could reach.
 * Wagers as ``tablectl bench`` plays them unscripted: each of 7 seats wagers with
   probability 1/2, on player / banker / tie (45/45/10) for 10, 25, 50 or 100.
 * Two rows: the cards and the result alone (no wagers), and with the settlement.
@@ -32,6 +37,7 @@ Run: .venv/bin/python benchmarks/rules_bench.py [--runs N] [--shoes N] [--json]
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import random
@@ -134,6 +140,49 @@ def plain_shoe(
     return rounds
 
 
+# ----------------------------------------------------------------- answers given
+
+
+class _Given:
+    """A round's coup that knows its answers already (the round as the engine dealt
+    it): ``add`` counts the cards down and says None at the last, as a coup does."""
+
+    __slots__ = ("_left", "banker", "outcome", "player")
+
+    def __init__(self, played: BaccaratRound) -> None:
+        self.player, self.banker, self.outcome = played.player, played.banker, played.result
+        self._left = len(played.player) + len(played.banker)
+
+    def add(self, token: str) -> str | None:
+        self._left -= 1
+        return "player" if self._left else None
+
+
+class _Net:
+    __slots__ = ("net",)
+
+    def __init__(self, net: Decimal) -> None:
+        self.net = net
+
+
+def _replay_given(
+    pairs: Sequence[tuple[Sequence[str], Wagers]],
+    stand_ins: Sequence[tuple[Callable[[], Any], Callable[..., Any]]],
+    rules: BaccaratRules,
+) -> None:
+    for (shoe, wagers), (coup_of, settled) in zip(pairs, stand_ins, strict=True):
+        replay_baccarat(shoe, wagers, rules, coup_of, settled)
+
+
+def given(played: Sequence[BaccaratRound]) -> tuple[Callable[[], Any], Callable[..., Any]]:
+    """Stand-ins for ``Coup`` and ``settle`` that give back ``played``'s rounds and nets:
+    ``replay_baccarat`` with them is the replay's own cost, every rule's answer free, the
+    floor of any engine the replay calls once per card and once per seat."""
+    coups = iter([_Given(r) for r in played] + [_Given(BaccaratRound([], [], "tie", {}))])
+    nets = iter([_Net(net) for r in played for net in r.nets.values()])
+    return coups.__next__, lambda bets, outcome, rules: next(nets)
+
+
 # ----------------------------------------------------------------- Spanish 21
 
 
@@ -212,16 +261,23 @@ def baccarat_row(
             raise SystemExit("the engine and the plain loop played a shoe differently")
     rounds = sum(len(plain_shoe(s, w, rate, odds)) for s, w in zip(shoes, wagers, strict=True))
     pairs = list(zip(shoes, wagers, strict=True))
-    engine, plain = [], []
+    played = [replay_baccarat(s, w, rules) for s, w in pairs]
+    engine, plain, floor = [], [], []
     for _ in range(runs):
         engine.append(rounds / timed(lambda: [replay_baccarat(s, w, rules) for s, w in pairs]))
         plain.append(rounds / timed(lambda: [plain_shoe(s, w, rate, odds) for s, w in pairs]))
+        stand_ins = [given(p) for p in played]  # made outside the timing
+        floor.append(rounds / timed(functools.partial(_replay_given, pairs, stand_ins, rules)))
     return {
         "rounds": rounds,
         "engine_rounds_per_s": spread(engine),
         "plain_rounds_per_s": spread(plain),
+        "answers_given_rounds_per_s": spread(floor),
         "ratio_of_medians": round(statistics.median(engine) / statistics.median(plain), 3),
         "ratio_per_run": [round(e / p, 3) for e, p in zip(engine, plain, strict=True)],
+        "answers_given_ratio_of_medians": round(
+            statistics.median(floor) / statistics.median(plain), 3
+        ),
     }
 
 
@@ -282,10 +338,13 @@ def main() -> None:
         row = rows[label]
         print(_line(f"engine, {label}", row, "engine_rounds_per_s"))
         print(_line(f"plain loop, {label}", row, "plain_rounds_per_s"))
+        print(_line(f"the replay, its answers given, {label}", row, "answers_given_rounds_per_s"))
     for label in ("cards_and_result", "with_settlement"):
         row = rows[label]
         ratio, each = row["ratio_of_medians"], row["ratio_per_run"]
         print(f"{label}: engine / plain {ratio}x (per run {each})")
+        floor = row["answers_given_ratio_of_medians"]
+        print(f"{label}: the replay with its answers given / plain {floor}x")
     s = rows["spanish21"]["engine_hands_per_s"]
     print(f"Spanish 21 hands/s: {s['min']:,.0f} / {s['median']:,.0f} / {s['max']:,.0f}")
     if "analyze" in rows:

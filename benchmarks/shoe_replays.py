@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 from controller.rules.baccarat import (  # noqa: E402
     BaccaratRules,
     Coup,
+    Settlement,
     burn_count,
     settle,
 )
@@ -123,15 +124,20 @@ def baccarat_wagers(events: Sequence[Event], seat: str = "seat") -> Wagers:
 
 
 def replay_baccarat(
-    shoe: Sequence[str], wagers: Wagers, rules: BaccaratRules
+    shoe: Sequence[str],
+    wagers: Wagers,
+    rules: BaccaratRules,
+    coup_of: Callable[[], Coup] = Coup,
+    settled: Callable[..., Settlement] = settle,
 ) -> list[BaccaratRound]:
     """The shoe through the rules as the table calls them: burn, each card to the round's
     ``Coup``, its outcome, settle, until the hand after the cover card's (545.10(e),
-    ruling R1) or the last card."""
+    ruling R1) or the last card. ``coup_of`` and ``settled`` stand in for ``Coup`` and
+    ``settle`` (benchmarks/rules_bench.py: the replay with the answers given)."""
     rounds: list[BaccaratRound] = []
     cards = iter(shoe)
     cover: int | None = 1 if _burn(cards) else None  # the round the cover card came out in
-    coup = Coup()
+    coup = coup_of()
     add = coup.add
     for token in cards:
         if token == CUT:
@@ -143,11 +149,11 @@ def replay_baccarat(
         outcome = coup.outcome
         nets: dict[str, Decimal] = {}
         for seat, bets in wagers.get(len(rounds) + 1, _NO_SEATS).items():
-            nets[str(seat)] = settle(bets, outcome, rules).net
+            nets[str(seat)] = settled(bets, outcome, rules).net
         rounds.append(BaccaratRound(coup.player, coup.banker, outcome, nets))
         if cover is not None and len(rounds) == cover + 1:
             break
-        coup = Coup()
+        coup = coup_of()
         add = coup.add
     return rounds
 
