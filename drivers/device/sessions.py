@@ -98,20 +98,26 @@ class SessionPoller:
         while self._admit():
             due = min((s.driver.waiting_until for s in self._served()), default=None)
             timeout = None if due is None else max(0.0, due - self._clock()) * 1000
-            ready: dict[_Session, bool] = {}  # a session to run: whether its port has input
-            for fd, _ in self._poll.poll(timeout):
-                session = self._sessions.get(fd)
-                if session is None:
-                    self._drain()
-                    continue
-                port, wake = session.transport.fds()
-                if fd == wake:
-                    session.transport.drain_wake()
-                ready[session] = ready.get(session, False) or fd == port
+            ready = self._ready(self._poll.poll(timeout))
             now = self._clock()
             for session in self._served():
                 if session in ready or now >= session.driver.waiting_until:
                     self._turn(session, ready.get(session, False))
+
+    def _ready(self, events: list[tuple[int, int]]) -> dict[_Session, bool]:
+        """The sessions a poll found something for: whether their port has input (else
+        their wake-up pipe was written). Wake-up pipes are drained."""
+        ready: dict[_Session, bool] = {}
+        for fd, _ in events:
+            session = self._sessions.get(fd)
+            if session is None:
+                self._drain()
+                continue
+            port, wake = session.transport.fds()
+            if fd == wake:
+                session.transport.drain_wake()
+            ready[session] = ready.get(session, False) or fd == port
+        return ready
 
     def _served(self) -> list[_Session]:
         return list(dict.fromkeys(self._sessions.values()))
