@@ -1,27 +1,23 @@
 """The table's thread sends a subscriber's lines itself when the API's I/O thread is
 not at work (controller/api/server.py ``_send``): no wake-up of the I/O thread for a
-client that keeps up, never a wait for the I/O thread, and what a socket does not take
-at once (or a peer that is gone) left to the I/O thread, which alone touches the
-selector and closes connections. Real Unix sockets throughout."""
+client that keeps up, and never a wait for the I/O thread (what a socket does not take
+at once is left to the I/O thread: tests/daemon/test_api_fanout.py). Real Unix
+sockets."""
 
 from __future__ import annotations
 
 import json
 import os
-import selectors
 import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from pytest_mock import MockerFixture
 
 from controller.api import Access, ApiServer
-from controller.api.access import Peer
-from controller.api.fanout import Clients, Out
 
 TIMEOUT = 5.0
 ME = Access(uids=(os.getuid(),))
@@ -103,49 +99,3 @@ def test_while_the_io_thread_is_at_work_publish_does_not_wait_and_the_lines_foll
         client.sock.settimeout(TIMEOUT)
     thread.join(TIMEOUT)
     assert [client.recv()["seq"] for _ in range(20)] == list(range(1, 21))  # woken, it sends
-
-
-def _client(clients: Clients, sock: socket.socket) -> Any:
-    listener: Any = SimpleNamespace(name="events")
-    conn = clients.add(sock, listener, Peer(pid=1, uid=0, gid=0, groups=()))
-    clients.subscribe(conn)
-    return conn
-
-
-def test_what_a_socket_does_not_take_at_once_is_left_to_the_io_thread() -> None:
-    ours, theirs = socket.socketpair()
-    ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
-    clients = Clients(queue_limit=1024, drop_grace=1.0)
-    with selectors.DefaultSelector() as sel:
-        clients.open(sel)
-        conn = _client(clients, ours)
-        lines = [(str(n) * 997)[: 500 + 37 * n].encode() + b"\n" for n in range(200)]
-        left = clients.deliver_all((Out(None, n, line) for n, line in enumerate(lines)), True)
-        assert left and conn.out and clients.waiting == {conn.number: conn}
-        assert sel.get_key(ours).events == selectors.EVENT_READ  # the selector untouched
-        clients.finish()  # the I/O thread, woken
-        assert sel.get_key(ours).events == selectors.EVENT_READ | selectors.EVENT_WRITE
-        assert not clients.waiting
-        expected, got = b"".join(lines), b""
-        while len(got) < len(expected):
-            got += theirs.recv(65536)
-            clients.flush(conn)  # as the I/O thread does once the socket is writable
-        assert got == expected and not conn.out
-        assert sel.get_key(ours).events == selectors.EVENT_READ
-        clients.close()
-    theirs.close()
-
-
-def test_a_peer_gone_is_closed_by_the_io_thread_not_by_the_tables() -> None:
-    ours, theirs = socket.socketpair()
-    theirs.close()
-    clients = Clients(queue_limit=1024, drop_grace=1.0)
-    with selectors.DefaultSelector() as sel:
-        clients.open(sel)
-        conn = _client(clients, ours)
-        assert clients.deliver_all([Out(None, 1, b'{"seq":1}\n')], direct=True)
-        assert clients.alive(conn) and ours.fileno() >= 0  # still open, still registered
-        assert sel.get_key(ours).data is conn
-        clients.finish()
-        assert not clients.alive(conn) and ours.fileno() == -1
-        assert not sel.get_map()  # unregistered
