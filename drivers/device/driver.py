@@ -1,4 +1,8 @@
-"""The host-side device driver: one thread per device turns frames into typed events.
+"""The host-side device driver: frames in, typed events out.
+
+Each driver has a thread that connects, handshakes and reconnects; its session runs
+on that thread, or, on a serial port the daemon hands it (``sessions``), on the one
+thread that serves every such session (drivers/device/sessions.py).
 
 Each driver owns its transport and link, connects by stable path, handshakes,
 delivers events in order onto the controller's queue exactly once, and reconnects
