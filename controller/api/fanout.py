@@ -31,7 +31,7 @@ import structlog
 from controller.api.access import Peer
 from controller.api.listeners import Listener
 from controller.api.sealed import carries_sealed_card
-from controller.api.wire import VERSION, encode, event
+from controller.api.wire import VERSION, encode, event, event_text
 
 log = structlog.get_logger("controller.api")
 
@@ -46,14 +46,17 @@ class Out(NamedTuple):
     data: bytes
 
 
-def event_line(seq: int, entry: Mapping[str, object]) -> bytes:
-    """The line streaming journal entry ``seq``: the entry, or a ``withheld`` notice
-    when it carries a sealed card's value or is not JSON."""
+def event_line(seq: int, entry: Mapping[str, object], body: str | None = None) -> bytes:
+    """The line streaming journal entry ``seq``: the entry (``body``, its journal row's
+    text, when given), or a ``withheld`` notice when it carries a sealed card's value or
+    is not JSON."""
     kind = entry.get("type")
     withheld: str | None = None
     data = b""
     if carries_sealed_card(entry):
         withheld = "a card marked sealed carries a value (551.8(e))"
+    elif body is not None:
+        data = event_text(seq, body)
     else:
         try:
             data = event(seq, entry)

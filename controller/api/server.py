@@ -115,16 +115,19 @@ class ApiServer:
 
     # ------------------------------------------------------------------ the table's side
 
-    def publish(self, seq: int, entry: Mapping[str, object], wake: bool = True) -> None:
+    def publish(
+        self, seq: int, entry: Mapping[str, object], wake: bool = True, body: str | None = None
+    ) -> None:
         """Stream one journal entry, ``seq`` its journal sequence number. Called by the
         table's thread right after the entry is journaled; never blocks, never raises.
         ``wake`` False: the lines wait for the next ``wake`` (a transaction's entries,
-        sent together)."""
+        sent together). ``body``: the row's canonical JSON, streamed as it is (the
+        entry is encoded once)."""
         if self._window is not None:
             self._window.saw(seq, entry)
         if self._thread is None:
             return
-        self._inbox.put(Out(None, seq, event_line(seq, entry)), wake=False)
+        self._inbox.put(Out(None, seq, event_line(seq, entry, body)), wake=False)
         if wake:
             self._send()
 

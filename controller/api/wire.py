@@ -39,7 +39,13 @@ def encode(message: Mapping[str, object]) -> bytes:
 def event(seq: int, entry: Mapping[str, object]) -> bytes:
     """The ``event`` line streaming journal entry ``seq``: the same bytes as ``encode``
     of ``{"v", "type", "seq", "entry"}``, the entry encoded once, into the line."""
-    return f'{{"v":{VERSION},"type":"event","seq":{seq},"entry":{_text(entry)}}}\n'.encode()
+    return event_text(seq, _text(entry))
+
+
+def event_text(seq: int, entry: str) -> bytes:
+    """The ``event`` line of an entry already written as JSON (``entry``): the daemon
+    streams each journal row's own body, its keys sorted (controller/journal/chain.py)."""
+    return f'{{"v":{VERSION},"type":"event","seq":{seq},"entry":{entry}}}\n'.encode()
 
 
 def error(refused: Refused, request_id: str | int | None) -> bytes:

@@ -9,6 +9,7 @@ import contextlib
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import cast
 
 import structlog
 
@@ -48,14 +49,15 @@ class PublishingJournal(ObservedJournal):
     # Each write and each transaction notes its failure, or that it succeeded, for
     # ``problem``: in line, without a context manager of its own (every row, every input).
 
-    def _write(self, entry: Mapping[str, object]) -> int:
+    def _write(self, entry: Mapping[str, object]) -> tuple[int, str]:
+        """The row's place and its body, which the API streams as they are."""
         try:
-            self.file.record(entry)
+            body = self.file.record(entry)
         except JournalError as exc:
             self._failure = str(exc)
             raise
         self._failure = None
-        return self.file.last_seq
+        return self.file.last_seq, body
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -68,16 +70,16 @@ class PublishingJournal(ObservedJournal):
         self._failure = None
 
     def _durable(self, written: object, entry: Mapping[str, object]) -> None:
-        assert isinstance(written, int)
-        self._api.publish(written, entry)
+        seq, body = cast(tuple[int, str], written)
+        self._api.publish(seq, entry, body=body)
         super()._durable(written, entry)
 
     def _all_durable(self, held: list[tuple[object, Mapping[str, object]]]) -> None:
-        """A transaction's entries: streamed first, the API's thread woken once for them
-        all, then shown to the watchers."""
+        """A transaction's entries: streamed first, sent (or the API's thread woken)
+        once for them all, then shown to the watchers."""
         for written, entry in held:
-            assert isinstance(written, int)
-            self._api.publish(written, entry, wake=False)
+            seq, body = cast(tuple[int, str], written)
+            self._api.publish(seq, entry, wake=False, body=body)
         self._api.wake()
         for written, entry in held:
             super()._durable(written, entry)

@@ -149,9 +149,10 @@ class SqliteJournal:
 
     # ------------------------------------------------------------------ writing
 
-    def record(self, entry: Mapping[str, object]) -> None:
+    def record(self, entry: Mapping[str, object]) -> str:
         """Write ``entry`` as the next row: durable when this returns, or inside
-        ``transaction()`` when that ends."""
+        ``transaction()`` when that ends. Its body, the canonical JSON the row holds
+        (the API streams these bytes: controller/daemon/wiring.py)."""
         kind = f"journal.committed:{entry.get('type')}" if failpoints.ARMED else ""
         # A crash test aimed at this row (drivers/failpoints.py): it is committed on its
         # own, as every row was before transactions, so the kill leaves the journal
@@ -168,7 +169,7 @@ class SqliteJournal:
             self._insert([row])
             self._seq, self._prev = seq, digest
             self._durable([(seq, digest, kind)])
-            return
+            return body
         self._seq, self._prev = seq, digest
         # Inside a transaction the row waits for its commit, which inserts all of them
         # in one statement: one call into SQLite (one release of the GIL) a commit.
@@ -176,6 +177,7 @@ class SqliteJournal:
         self._open.append((seq, digest, kind))
         if aimed:
             self._commit()
+        return body
 
     def _insert(self, rows: list[tuple[int, str, str, str, str]]) -> None:
         """Insert ``rows`` (seq, ts, body, prev, hash), at most ``_ONE_STATEMENT``, in

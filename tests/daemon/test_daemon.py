@@ -48,8 +48,11 @@ def subscribe(path: Path) -> socket.socket:
     return client
 
 
-def read_lines(client: socket.socket, until: int, kind: str = "round_end") -> list[dict[str, Any]]:
-    """Messages from ``client`` until ``until`` events of entry type ``kind`` came."""
+def read_lines(
+    client: socket.socket, until: int, kind: str = "round_end", raw: list[bytes] | None = None
+) -> list[dict[str, Any]]:
+    """Messages from ``client`` until ``until`` events of entry type ``kind`` came (and
+    each line as it came, into ``raw``)."""
     messages: list[dict[str, Any]] = []
     buffer = b""
     while sum(1 for m in messages if m.get("entry", {}).get("type") == kind) < until:
@@ -58,6 +61,8 @@ def read_lines(client: socket.socket, until: int, kind: str = "round_end") -> li
         buffer += chunk
         *lines, buffer = buffer.split(b"\n")
         messages += [json.loads(line) for line in lines]
+        if raw is not None:
+            raw += lines
     return messages
 
 
@@ -145,7 +150,8 @@ def test_event_stream_carries_round_ends_and_never_a_sealed_card(
     try:
         notify.wait_for("READY=1")
         client = subscribe(tmp_path / "events.sock")
-        messages = read_lines(client, until=3)
+        raw: list[bytes] = []
+        messages = read_lines(client, until=3, raw=raw)
         client.close()
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -160,9 +166,18 @@ def test_event_stream_carries_round_ends_and_never_a_sealed_card(
     holes = [e for e in events if e["entry"].get("sealed")]
     assert holes and all(e["entry"]["card"] is None for e in holes)
     assert sealed_values([e["entry"] for e in events]) == []
-    # The stream is the journal: the same entries under the same numbers.
+    # The stream is the journal: the same entries under the same numbers, each line
+    # holding its row's body byte for byte (the entry encoded once, for both).
     journal = {seq: entry for seq, _, entry in rows(tmp_path / "journal.db")}
     assert all(journal[e["seq"]] == e["entry"] for e in events)
+    db = sqlite3.connect(f"file:{tmp_path / 'journal.db'}?mode=ro", uri=True)
+    bodies = dict(db.execute("SELECT seq, body FROM rows"))
+    db.close()
+    lines = [line for line in raw if line.startswith(b'{"v":1,"type":"event"')]
+    assert len(lines) == len(events)
+    for line, e in zip(lines, events, strict=True):
+        seq = e["seq"]
+        assert line == b'{"v":1,"type":"event","seq":%d,"entry":%s}' % (seq, bodies[seq].encode())
 
 
 def test_sigint_stops_cleanly(tmp_path: Path, notify: NotifySocket) -> None:
