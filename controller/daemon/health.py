@@ -46,7 +46,7 @@ def journal_problem(path: Path, last_failure: str | None = None) -> str | None:
         return f"{folder}: {exc.strerror or exc}"
     free = fs.f_bavail * fs.f_frsize
     if fs.f_flag & os.ST_RDONLY or free < PAGE:
-        return unwritable(folder) or f"no space left on {folder}'s filesystem"
+        return unwritable(folder) or no_space(folder)
     if free < MIN_FREE:
         return (
             f"{free / MIB:.1f} MiB free on {folder}'s filesystem, under the "
@@ -59,6 +59,10 @@ def journal_problem(path: Path, last_failure: str | None = None) -> str | None:
     if gone is not None:
         return f"{gone} was deleted or replaced while open: its commits would be lost"
     return None
+
+
+def no_space(folder: Path) -> str:
+    return f"no space left on {folder}'s filesystem"
 
 
 def unwritable(folder: Path) -> str | None:
@@ -77,7 +81,7 @@ def unwritable(folder: Path) -> str | None:
         if exc.errno == errno.EROFS:
             return f"{folder} is on a read-only filesystem"
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            return f"no space left on {folder}'s filesystem"
+            return no_space(folder)
         return f"{folder}: a test write failed: {exc.strerror or exc}"
     return None
 

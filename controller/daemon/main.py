@@ -38,7 +38,7 @@ from controller.config import Config, ConfigError, load_config
 from controller.daemon import wiring
 from controller.daemon.arguments import Options
 from controller.daemon.console import SimulatedHardware
-from controller.daemon.health import unwritable
+from controller.daemon.health import no_space, unwritable
 from controller.daemon.inbox import Inbox
 from controller.daemon.integrity import JournalGuard, LostTail
 from controller.daemon.loop import StatusLine, TableLoop
@@ -101,8 +101,13 @@ def run(options: Options, out: TextIO, hardware: SimulatedHardware | None = None
 def _cause(config: Config, exc: Exception) -> str:
     """The failure's line, led by its cause when the journal's filesystem (a simulated
     table's work directory too) is full or read-only: what broke then (a simulator that
-    could not write its log, SQLite's "disk I/O error") does not say so itself."""
-    problem = unwritable(Path(config.journal.path).parent)
+    could not write its log, SQLite's "disk I/O error") does not say so itself. A
+    journal write that found the disk full says so even when a page is free again by
+    now (what the failed write held, or another process's file, was released)."""
+    folder = Path(config.journal.path).parent
+    problem = unwritable(folder)
+    if problem is None and isinstance(exc, JournalError) and exc.disk_full:
+        problem = no_space(folder)
     return str(exc) if problem is None else f"{problem} ({exc})"
 
 

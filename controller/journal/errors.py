@@ -6,7 +6,10 @@ from typing import Final
 
 
 class JournalError(Exception):
-    """The journal cannot be used; the message is one line naming the file."""
+    """The journal cannot be used; the message is one line naming the file.
+    ``disk_full``: SQLite said the disk was full (SQLITE_FULL)."""
+
+    disk_full = False
 
 
 # SQLite's primary result codes (https://sqlite.org/rescode.html) that say the file
@@ -40,4 +43,6 @@ def failure(path: object, exc: BaseException, doing: str = "read") -> JournalErr
     reason = unusable(exc)
     if reason is None:
         return JournalError(f"{path}: the journal is damaged: {exc}")
-    return JournalError(f"{path}: cannot {doing} the journal: {reason} ({exc})")
+    error = JournalError(f"{path}: cannot {doing} the journal: {reason} ({exc})")
+    error.disk_full = reason == _PLAIN[13]
+    return error

@@ -11,11 +11,14 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from controller.api import Access, ApiServer
 from controller.daemon.health import MIN_FREE, journal_problem
+from controller.daemon.main import _cause
 from controller.daemon.wiring import PublishingJournal
 from controller.journal import JournalError, SqliteJournal, verify
 from drivers.keys import write_key
@@ -240,6 +243,20 @@ def test_a_disk_that_fills_during_play_stops_the_table_saying_so(disk: Path) -> 
     assert "Traceback" not in err
     (disk / "filler").unlink()
     assert verify(disk / "journal.db").ok
+
+
+def test_a_journal_write_that_found_the_disk_full_leads_with_it_once_space_is_back(
+    tmp_path: Path,
+) -> None:
+    """The daemon's last line after a failed write: by the time it is written, the
+    failed transaction (or another process's file) may have left a page free again,
+    so the probe alone would not say the disk was full."""
+    full = JournalError(f"{tmp_path}/journal.db: cannot write the journal: the disk is full")
+    full.disk_full = True
+    config: Any = SimpleNamespace(journal=SimpleNamespace(path=str(tmp_path / "journal.db")))
+    assert _cause(config, full) == f"no space left on {tmp_path}'s filesystem ({full})"
+    other = JournalError(f"{tmp_path}/journal.db: cannot write the journal: input/output error")
+    assert _cause(config, other) == str(other)  # the probe finds the disk writable
 
 
 CONFIG = """

@@ -45,6 +45,7 @@ def test_a_full_disk_is_a_write_the_journal_cannot_take_not_a_damaged_journal(
     message = str(refused.value)
     assert message.startswith(f"{path}: cannot write the journal: the disk is full (")
     assert "damaged" not in message and "\n" not in message
+    assert refused.value.disk_full  # the daemon's last line leads with it (test_health)
     (disk / "filler").unlink()
     assert len(_rows(path)) == written and verify(path).ok  # nothing durable lost
 
@@ -67,6 +68,7 @@ def test_a_read_only_filesystem_is_a_journal_that_cannot_be_opened_for_writing(
     assert "damaged" not in message and "\n" not in message
     assert message.startswith(f"{path}: cannot "), message
     assert "read-only" in message.lower(), message
+    assert not refused.value.disk_full
     assert _rows(path) == before
 
 
