@@ -9,7 +9,7 @@ import contextlib
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import cast
+from typing import TypeAlias, cast
 
 import structlog
 
@@ -32,6 +32,9 @@ from drivers.transport import SerialTransport, Transport
 from drivers.usb import usb_transport_factory
 
 log = structlog.get_logger("controller.daemon")
+
+
+_Written: TypeAlias = tuple[int, str]  # a row's place and body (PublishingJournal._write)
 
 
 class PublishingJournal(ObservedJournal):
@@ -70,7 +73,7 @@ class PublishingJournal(ObservedJournal):
         self._failure = None
 
     def _durable(self, written: object, entry: Mapping[str, object]) -> None:
-        seq, body = cast(tuple[int, str], written)
+        seq, body = cast("_Written", written)
         self._api.publish(seq, entry, body=body)
         super()._durable(written, entry)
 
@@ -78,7 +81,7 @@ class PublishingJournal(ObservedJournal):
         """A transaction's entries: streamed first, sent (or the API's thread woken)
         once for them all, then shown to the watchers."""
         for written, entry in held:
-            seq, body = cast(tuple[int, str], written)
+            seq, body = cast("_Written", written)
             self._api.publish(seq, entry, wake=False, body=body)
         self._api.wake()
         for written, entry in held:
