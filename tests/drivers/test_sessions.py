@@ -130,3 +130,23 @@ def test_a_driver_that_stops_leaves_the_other_session_running(
     assert next_event(_events(drv_b), m.CardDrawn).event_id == card
     drv_b.stop()
     _wait(lambda: poller._thread is None, "the poller's thread ended with its last session")
+
+
+def test_a_send_from_another_thread_wakes_the_poller_for_its_retransmit_timer(
+    pair: tuple[SessionPoller, list[tuple[Plugged, ShoeDriver]]],
+) -> None:
+    """The table's thread sends a prompt while the poller waits on a heartbeat's
+    deadline: the send's earlier retransmit timer wakes it (the transport's wake-up
+    pipe), so a frame the device did not acknowledge goes again within the RTO, not at
+    the next heartbeat (0.5 s away, with the device silent)."""
+    _, ((a, drv_a), _) = pair
+    _wait(lambda: not a.device.endpoint.link.unacked, "the handshake's frames acknowledged")
+    before = drv_a.link_stats["retransmits"]
+    with a.device.lock:  # the device reads nothing meanwhile: no ACK, no heartbeat
+        drv_a.display("PLAYER DRAWS")  # type: ignore[attr-defined]
+        time.sleep(0.3)  # rto_max 0.25 s
+        retransmitted = drv_a.link_stats["retransmits"] - before
+    assert retransmitted >= 1
+    assert a.device.commands.get(timeout=2) == (m.MsgType.DISPLAY, b"PLAYER DRAWS")
+    time.sleep(0.2)
+    assert a.device.commands.empty()  # the copies were one prompt to the device
