@@ -28,12 +28,10 @@ class Inbox:
         self._writer.setblocking(False)
         return self.reader
 
-    def put(self, out: Out, wake: bool = True) -> None:
-        """Queue ``out``; ``wake`` False: the caller wakes the I/O thread later, once
-        for several lines."""
+    def put(self, out: Out) -> None:
+        """Queue ``out``: the table's thread sends it, or wakes the I/O thread for it,
+        once for several lines (controller/api/server.py ``_send``)."""
         self._lines.append(out)
-        if wake:
-            self.wake()
 
     def wake(self) -> None:
         # One byte in flight is enough: the I/O thread drains the whole deque each time.

@@ -127,7 +127,7 @@ class ApiServer:
             self._window.saw(seq, entry)
         if self._thread is None:
             return
-        self._inbox.put(Out(None, seq, event_line(seq, entry, body)), wake=False)
+        self._inbox.put(Out(None, seq, event_line(seq, entry, body)))
         if wake:
             self._send()
 
@@ -166,7 +166,7 @@ class ApiServer:
         finally:
             self._window = None
             if self._thread is not None:
-                self._inbox.put(Out(ticket.connection, None, encode(window.result())), False)
+                self._inbox.put(Out(ticket.connection, None, encode(window.result())))
                 self._send()
 
     # ------------------------------------------------------------------ the I/O thread
