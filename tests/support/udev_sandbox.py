@@ -1,8 +1,8 @@
 """``udevadm test`` on recorded devices, inside a private mount namespace.
 
 udev's own engine (systemd 254's ``udevadm``, unpacked by ``make udevadm``) evaluates
-a rules file for one event on one device of a table recorded for umockdev
-(``umockdev-run -d TABLE.umockdev``: a fake /sys built from the description). What
+a rules file for one event on one device of a table described in umockdev's record
+format (``umockdev-run -d TABLE.umockdev``: a fake /sys built from the description). What
 ``udevadm test`` does besides printing is real: it creates the links in /dev, changes
 the owner and mode of the device node, writes sysfs attributes and fills its database
 in /run/udev. So the replay runs in a mount namespace of its own (``unshare

@@ -1,6 +1,7 @@
 """udev/70-tablectl.rules evaluated by udev's own engine: systemd 254's ``udevadm test``
-replays events on a table recorded for umockdev (tests/tools/data/table.umockdev), in a
-private mount namespace (tests/support/udev_sandbox.py). The table, as plugged in: an
+replays events on a table described in umockdev's record format (tests/tools/data/
+table.umockdev, written by hand from what these devices show in sysfs), in a private
+mount namespace (tests/support/udev_sandbox.py). The table, as plugged in: an
 unrelated Prolific PL2303 adapter on ttyUSB0 (port 1-1), the shuffler's FTDI adapter on
 ttyUSB1 (1-2), the shoe's on ttyUSB2 (1-3), and the hole-card reader, 1209:0001, on
 1-4 (/dev/bus/usb/001/005); the root hub above them all.
@@ -40,13 +41,18 @@ def untouched_except(done: Replay, *changed: str) -> dict[str, Node]:
     return {path: node for path, node in done.nodes.items() if path not in changed}
 
 
+def applied(done: Replay) -> list[str]:
+    """What udev logged it applied from our rules: "GROUP 20" of "ttyUSB2: FILE:21 GROUP 20"."""
+    return [line.split(" ", 2)[2] for line in done.logged(f"{RULES.name}:")]
+
+
 def names_and_tags_of_nothing(done: Replay) -> None:
     """``done``'s device got nothing from the rules: no link, tag, or ModemManager mark."""
     assert done.returncode == 0
     assert {k: v for k, v in done.properties.items() if k in ("DEVLINKS", "TAGS")} == {}
     assert "ID_MM_DEVICE_IGNORE" not in done.properties
     assert (done.links, done.tags) == ({}, {})
-    assert done.logged("70-tablectl.rules:") == []
+    assert applied(done) == []
 
 
 def test_udev_reads_the_project_rules_and_nothing_else() -> None:
@@ -70,25 +76,29 @@ def test_each_serial_adapter_gets_its_name_group_mode_and_tag(
     # "change" is what `udevadm trigger` sends: the links must survive it.
     done = replay(action, syspath)
     assert done.returncode == 0
+    gid = done.gids["dialout"]
+    assert applied(done) == [f"GROUP {gid}", "MODE 0660", f"Added SYMLINK 'tablectl/{name}'"]
     assert done.properties["DEVLINKS"] == f"/dev/tablectl/{name}"
     assert done.properties["TAGS"] == ":systemd:"
     assert done.properties["ID_MM_DEVICE_IGNORE"] == "1"
     assert done.links == {f"/dev/tablectl/{name}": f"../{node}"}
     minor = node.removeprefix("ttyUSB")
     assert done.tags == {"systemd": [f"c188:{minor}"]}
-    assert done.nodes[f"/dev/{node}"] == Node(uid=0, gid=done.gids["dialout"], mode=0o660)
+    assert done.nodes[f"/dev/{node}"] == Node(uid=0, gid=gid, mode=0o660)
     assert set(untouched_except(done, f"/dev/{node}").values()) == {ROOT_0600}
 
 
 def test_the_reader_gets_its_name_and_its_usbfs_node_goes_to_tablectl() -> None:
     done = replay("add", READER)
     assert done.returncode == 0
+    gid = done.gids["tablectl"]
+    assert applied(done) == [f"GROUP {gid}", "MODE 0660", "Added SYMLINK 'tablectl/reader'"]
     assert done.properties["DEVLINKS"] == "/dev/tablectl/reader"
     assert done.properties["TAGS"] == ":systemd:"
     assert done.links == {"/dev/tablectl/reader": "../bus/usb/001/005"}
     assert done.tags == {"systemd": ["c189:4"]}
     node = "/dev/bus/usb/001/005"
-    assert done.nodes[node] == Node(uid=0, gid=done.gids["tablectl"], mode=0o660)
+    assert done.nodes[node] == Node(uid=0, gid=gid, mode=0o660)
     assert set(untouched_except(done, node).values()) == {ROOT_0600}
 
 
