@@ -37,7 +37,7 @@ $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 run: $(VENV)/.installed
 	$(BIN)/tablectl run --simulate $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(GAME),--game $(GAME))
 
-test: lint systemd-tools udevadm
+test: lint systemd-tools udevadm umockdev
 	$(BIN)/pytest
 
 # tests/daemon/test_systemd_unit.py runs systemd-analyze (and systemd-sysusers); installed
@@ -58,6 +58,15 @@ UDEV_DIR := .venv/udev-254
 udevadm: $(UDEV_DIR)/bin/udevadm
 $(UDEV_DIR)/bin/udevadm: | $(VENV)/.created
 	$(PYTHON) -m tools.fetch_udev $(UDEV_DIR)
+
+# tests/tools/test_udev_umockdev.py replays recorded devices with `umockdev-run` (a fake
+# /sys for udevadm test); installed from Debian like systemd above when missing.
+.PHONY: umockdev
+umockdev:
+	@command -v umockdev-run >/dev/null \
+	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+	       && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq umockdev >/dev/null; } \
+	  || { echo "umockdev-run is missing: install umockdev and retry" >&2; exit 1; }
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
