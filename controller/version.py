@@ -91,4 +91,5 @@ class VersionAction(argparse.Action):
         values: object,
         option_string: str | None = None,
     ) -> NoReturn:
-        parser.exit(0, describe(commit()) + "\n")
+        print(describe(commit()))  # on stdout, as argparse's own version action does
+        parser.exit(0)
