@@ -101,8 +101,17 @@ deb-tools:
 	          $(DEB_TOOLS) >/dev/null; } \
 	  || { echo "make deb needs $(DEB_TOOLS): install them and retry" >&2; exit 1; }
 
+# The commit the .deb records: a new one (a commit, or edits making the tree dirty)
+# rebuilds it even when no file is newer.
+DEB_COMMIT := build/deb-commit
+$(DEB_COMMIT): FORCE
+	@mkdir -p build && $(PYTHON) -m tools.debsource --commit > $@.new
+	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+.PHONY: FORCE
+FORCE:
+
 # The outer make's flags are not debian/rules' (MAKEFLAGS would carry -j and -C).
-$(DEB): $(DEB_SOURCES) | deb-tools
+$(DEB): $(DEB_SOURCES) $(DEB_COMMIT) | deb-tools
 	@rm -rf build/deb && mkdir -p build/deb dist
 	@$(PYTHON) -m tools.debsource $(DEB_TREE)
 	@echo "building $@ (log: build/deb/build.log)"

@@ -1,6 +1,7 @@
 """The source tree the Debian package is built from (``make deb``):
 
     python3 -m tools.debsource DEST
+    python3 -m tools.debsource --commit      (prints the commit alone)
 
 DEST (emptied first) gets a copy of every file git tracks in this checkout, as it is in
 the working tree (symbolic links as links), and ``BUILD_COMMIT``: the checkout's
@@ -57,10 +58,13 @@ def make_tree(root: Path, dest: Path) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     if len(words) != 1:
-        print("usage: python3 -m tools.debsource DEST", file=sys.stderr)
+        print("usage: python3 -m tools.debsource DEST | --commit", file=sys.stderr)
         return 2
     try:
-        make_tree(ROOT, Path(words[0]))
+        if words[0] == "--commit":
+            print(git_commit(ROOT) or "unknown")
+        else:
+            make_tree(ROOT, Path(words[0]))
     except (SourceError, OSError) as exc:
         print(f"tools.debsource: error: {exc}", file=sys.stderr)
         return 1

@@ -17,6 +17,7 @@ from controller.cli import _COMMANDS
 from controller.version import VERSION
 from tests.support.packaging import expected_commit, expected_version_line, tree_files, tree_modules
 from tests.support.paths import ROOT
+from tools.debsource import SourceError, main, make_tree, tracked
 
 DEB = ROOT / "dist" / "tablectl.deb"  # make deb's link to dist/tablectl_VERSION_all.deb
 VENV = "usr/lib/tablectl"
@@ -50,6 +51,7 @@ JUSTIFIED = {
 @dataclass(frozen=True)
 class Unpacked:
     root: Path
+    paths: list[str]  # every path the package installs, as dpkg-deb lists it
     links: dict[str, str]  # a symbolic link's path: its target
     control: Path
 
@@ -75,7 +77,8 @@ def deb(tmp_path_factory: pytest.TempPathFactory) -> Unpacked:
         ["dpkg-deb", "--contents", str(_deb())], capture_output=True, text=True, check=True
     ).stdout
     links = dict(re.findall(r"^l\S+ +\S+ +\d+ \S+ \S+ \./(\S+) -> (\S+)$", listing, flags=re.M))
-    return Unpacked(root, links, control)
+    paths = re.findall(r"^\S+ +\S+ +\d+ \S+ \S+ \./(\S*)", listing, flags=re.M)
+    return Unpacked(root, paths, links, control)
 
 
 def test_the_deb_is_the_checkouts_commit(deb: Unpacked) -> None:
@@ -125,9 +128,10 @@ def test_usr_bin_tablectl_is_the_environments_command(deb: Unpacked) -> None:
 
 
 def test_no_bytecode_and_no_compiled_code(deb: Unpacked) -> None:
-    files = [p for p in deb.root.rglob("*") if p.is_file() and not p.is_symlink()]
-    assert [p for p in files if p.suffix == ".pyc" or "__pycache__" in p.parts] == []
+    assert len(deb.paths) > 500, deb.paths
+    assert [p for p in deb.paths if p.endswith(".pyc") or "__pycache__" in p] == []
     # Architecture: all holds only if nothing is built for one machine.
+    files = [p for p in deb.root.rglob("*") if p.is_file() and not p.is_symlink()]
     assert [p for p in files if p.read_bytes()[:4] == b"\x7fELF"] == []
 
 
@@ -204,3 +208,29 @@ def test_lintian_reports_no_error_and_only_the_justified_tags() -> None:
     assert result.returncode == 0, result.stdout + result.stderr  # 2: it failed on an error
     assert [tag for kind, tag in reported if kind == "E"] == [], result.stdout
     assert sorted({tag for _, tag in reported}) == sorted(JUSTIFIED), result.stdout
+
+
+def test_the_changelog_names_the_version_the_wheel_has() -> None:
+    first = (ROOT / "debian/changelog").read_text().splitlines()[0]
+    assert first.startswith(f"tablectl ({VERSION}) ")
+
+
+def test_the_source_tree_is_the_tracked_files_and_the_commit(tmp_path: Path) -> None:
+    dest = tmp_path / "src"
+    assert make_tree(ROOT, dest) == expected_commit()
+    copied = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if not p.is_dir()}
+    assert copied == {p.as_posix() for p in tracked(ROOT)} | {"BUILD_COMMIT"}
+    assert (dest / "BUILD_COMMIT").read_text() == expected_commit() + "\n"
+    unit = dest / "debian/tablectl.service"  # dh_installsystemd's name for systemd/'s unit
+    assert unit.is_symlink() and unit.read_bytes() == (ROOT / INSTALLED[UNIT]).read_bytes()
+
+
+def test_bad_input_debsource_outside_a_checkout_or_with_no_dest_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SourceError, match="cannot read the commit"):
+        make_tree(tmp_path, tmp_path / "dest")
+    assert main([]) == 2
+    assert main([str(ROOT / "LICENSE" / "dest")]) == 1  # a file where a folder must go
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("usage:") and "error:" in lines[1], lines
