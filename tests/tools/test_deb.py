@@ -187,10 +187,15 @@ def test_postinst_makes_the_user_then_the_directories_then_the_unit(deb: Unpacke
     assert enables and all("was-enabled" in lines[i - 1] for i in enables)
 
 
-def test_prerm_stops_the_unit_and_removes_the_bytecode(deb: Unpacked) -> None:
-    prerm = _script(deb, "prerm")
+def test_the_daemon_stops_before_an_upgrade_unpacks_and_on_remove(deb: Unpacked) -> None:
+    """Never running on a mix of two releases' modules (dh_installsystemd
+    --no-restart-after-upgrade): the new preinst stops it, postinst starts it."""
+    stop = "deb-systemd-invoke stop 'tablectl.service'"
+    preinst, prerm = _script(deb, "preinst"), _script(deb, "prerm")
+    assert '[ "$1" = upgrade ]' in preinst and stop in preinst
+    assert '[ "$1" = remove ]' in prerm and stop in prerm
     assert "find /usr/lib/tablectl -name __pycache__" in prerm
-    assert "deb-systemd-invoke stop 'tablectl.service'" in prerm
+    assert "deb-systemd-invoke start 'tablectl.service'" in _script(deb, "postinst")
 
 
 def test_postrm_purges_the_config_keeps_a_journal_and_the_unit_state(deb: Unpacked) -> None:
