@@ -72,7 +72,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/daemon_bench.py $(if $(SHOES),--shoes $(SHOES))
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build dist
 
 # `make deb`: the Debian package, built by Debian's own tools (debhelper, dh-virtualenv:
 # debian/, docs/packaging.md) in build/deb from a copy of the tracked files with the
