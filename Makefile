@@ -77,7 +77,8 @@ clean:
 # `make deb`: the Debian package, built by Debian's own tools (debhelper, dh-virtualenv:
 # debian/, docs/packaging.md) in build/deb from a copy of the tracked files with the
 # commit recorded (tools/debsource.py), into dist/ under a fixed name; dist/tablectl.deb
-# links to it, and `make deb-path` prints it. Rebuilt when a tracked file changes.
+# links to it, and `make deb-path` prints it. Rebuilt when a tracked file or the commit
+# changes.
 # tests/tools/test_deb.py inspects it and runs lintian on it. The tools are installed
 # as for `make systemd-tools` when missing.
 DEB_VERSION := $(shell head -n 1 debian/changelog | cut -d ' ' -f 2 | tr -d '()')

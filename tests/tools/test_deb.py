@@ -77,6 +77,9 @@ def deb(tmp_path_factory: pytest.TempPathFactory) -> Unpacked:
         ["dpkg-deb", "--contents", str(_deb())], capture_output=True, text=True, check=True
     ).stdout
     links = dict(re.findall(r"^l\S+ +\S+ +\d+ \S+ \S+ \./(\S+) -> (\S+)$", listing, flags=re.M))
+    # The environment's interpreter links to ../../../bin/python3.11: give the unpacked
+    # tree the system's, as an installed package has it.
+    (root / "usr/bin/python3.11").symlink_to("/usr/bin/python3.11")
     paths = re.findall(r"^\S+ +\S+ +\d+ \S+ \S+ \./(\S*)", listing, flags=re.M)
     return Unpacked(root, paths, links, control)
 
@@ -94,9 +97,6 @@ def test_the_deb_is_the_checkouts_commit(deb: Unpacked) -> None:
 def test_the_deb_holds_every_module_and_the_environment_runs(deb: Unpacked) -> None:
     missing = [m for m in tree_modules() if not (deb.root / SITE / m).is_file()]
     assert missing == []
-    # The environment's interpreter links to ../../../bin/python3.11: give the unpacked
-    # tree the system's, as an installed package has it.
-    (deb.root / "usr/bin/python3.11").symlink_to("/usr/bin/python3.11")
     python = deb.root / VENV / "bin/python"
     version = subprocess.run(
         [python, "-I", "-m", "controller.cli", "--version"], capture_output=True, text=True
@@ -111,6 +111,19 @@ def test_the_deb_holds_every_module_and_the_environment_runs(deb: Unpacked) -> N
         [python, "-m", "compileall", "-q", deb.root / VENV / "lib"], capture_output=True
     )
     assert compiled.returncode == 0, compiled.stdout
+
+
+def test_the_packaged_environment_plays_a_simulated_table(deb: Unpacked, tmp_path: Path) -> None:
+    """Its dependencies as pinned run the whole stack: the drivers over pyserial and
+    pyusb, the table's transitions machine, structlog, the journal."""
+    played = subprocess.run(
+        [deb.root / VENV / "bin/python", "-I", "-m", "controller.cli", "run", "--simulate",
+         "--game", "spanish21", "--rounds", "1", "--pace-ms", "0", "--plain",
+         "--workdir", tmp_path / "table"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr[-2000:]
+    assert played.stdout.splitlines()[-1] == "stopped after 1 rounds"
 
 
 def test_usr_bin_tablectl_is_the_environments_command(deb: Unpacked) -> None:
