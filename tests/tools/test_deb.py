@@ -1,8 +1,8 @@
 """The Debian package that ``make deb`` built (``make test`` builds it first): its files
 where systemd, udev and dpkg look, its conffile, its maintainer scripts, its virtual
 environment run from the unpacked package, and lintian's verdict, each tag lintian
-still reports justified below. Installing and purging it under systemd is
-tests/stack's nspawn test; this one reads the .deb."""
+still reports justified below. Installing and purging it under a real systemd is
+the systemd-nspawn test's part; this one reads the .deb."""
 
 from __future__ import annotations
 
