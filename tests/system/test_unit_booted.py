@@ -1,7 +1,8 @@
 """The shipped unit (systemd/tablectl.service) under a real systemd, booted in
 systemd-nspawn (tests/support/nspawn.py), with the package's files installed and the
 devices simulated on ptys; the test's drop-in (tests/support/systemd_table.py,
-``DROP_IN``) allows ptys and scales the timings down, nothing else.
+``DROP_IN``) scales the timings down, nothing else: the ptys need no DeviceAllow=
+line, DevicePolicy=closed lets every unit open them.
 
 The tests share the container and run in this file's order; each leaves the unit
 active with every device plugged in (``restart_clean``) for the next."""
