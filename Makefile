@@ -37,7 +37,7 @@ $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 run: $(VENV)/.installed
 	$(BIN)/tablectl run --simulate $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(GAME),--game $(GAME))
 
-test: lint systemd-tools systemd-container udevadm
+test: lint systemd-tools systemd-container udevadm deb
 	$(BIN)/pytest
 
 # tests/daemon/test_systemd_unit.py runs systemd-analyze (and systemd-sysusers); installed
@@ -81,4 +81,51 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/daemon_bench.py $(if $(SHOES),--shoes $(SHOES))
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build dist
+
+# `make deb`: the Debian package, built by Debian's own tools (debhelper, dh-virtualenv:
+# debian/, docs/packaging.md) in build/deb from a copy of the tracked files with the
+# commit recorded (tools/debsource.py), into dist/ under a fixed name; dist/tablectl.deb
+# links to it, and `make deb-path` prints it. Rebuilt when a tracked file changes.
+# tests/tools/test_deb.py inspects it and runs lintian on it. The tools are installed
+# as for `make systemd-tools` when missing.
+DEB_VERSION := $(shell head -n 1 debian/changelog | cut -d ' ' -f 2 | tr -d '()')
+DEB_ARCH := $(shell sed -n 's/^Architecture: //p' debian/control)
+DEB := dist/tablectl_$(DEB_VERSION)_$(DEB_ARCH).deb
+DEB_TREE := build/deb/tablectl-$(DEB_VERSION)
+DEB_TOOLS := debhelper dh-virtualenv dpkg-dev help2man lintian python3.11 python3.11-venv git
+DEB_SOURCES := $(wildcard $(shell git ls-files 2>/dev/null))
+
+.PHONY: deb deb-path deb-tools
+deb: $(DEB)
+	@echo $(DEB)
+
+deb-path:
+	@echo $(DEB)
+
+deb-tools:
+	@dpkg -s $(DEB_TOOLS) >/dev/null 2>&1 \
+	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq \
+	       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	          $(DEB_TOOLS) >/dev/null; } \
+	  || { echo "make deb needs $(DEB_TOOLS): install them and retry" >&2; exit 1; }
+
+# The commit the .deb records: a new one (a commit, or edits making the tree dirty)
+# rebuilds it even when no file is newer.
+DEB_COMMIT := build/deb-commit
+$(DEB_COMMIT): FORCE
+	@mkdir -p build && $(PYTHON) -m tools.debsource --commit > $@.new
+	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+.PHONY: FORCE
+FORCE:
+
+# The outer make's flags are not debian/rules' (MAKEFLAGS would carry -j and -C).
+$(DEB): $(DEB_SOURCES) $(DEB_COMMIT) | deb-tools
+	@rm -rf build/deb && mkdir -p build/deb dist
+	@$(PYTHON) -m tools.debsource $(DEB_TREE)
+	@echo "building $@ (log: build/deb/build.log)"
+	@cd $(DEB_TREE) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	  dpkg-buildpackage -b -us -uc >../build.log 2>&1 \
+	  || { tail -n 40 ../build.log >&2; echo "make deb: dpkg-buildpackage failed: build/deb/build.log" >&2; exit 1; }
+	@cp build/deb/$(notdir $@) $@
+	@ln -sfn $(notdir $@) dist/tablectl.deb

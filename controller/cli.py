@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeAlias
 
 from controller.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from controller.version import VersionAction
 from drivers.logs import structlog  # first: structlog without rich (drivers/logs.py)
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[Any]"
@@ -163,6 +164,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``tablectl`` parser: with a ``command``, that command's alone, importing its
     module and no other; otherwise every command's."""
     parser = _Parser(prog="tablectl", description="Dealer-side controller for casino tables.")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     if command in _COMMANDS:
         _COMMANDS[command][0](sub)

@@ -1,0 +1,241 @@
+"""The Debian package that ``make deb`` built (``make test`` builds it first): its files
+where systemd, udev and dpkg look, its conffile, its maintainer scripts, its virtual
+environment run from the unpacked package, and lintian's verdict, each tag lintian
+still reports justified below. Installing and purging it under systemd is
+tests/stack's nspawn test; this one reads the .deb."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from controller.cli import _COMMANDS
+from controller.version import VERSION
+from tests.support.packaging import expected_commit, expected_version_line, tree_files, tree_modules
+from tests.support.paths import ROOT
+from tools.debsource import SourceError, main, make_tree, tracked
+
+DEB = ROOT / "dist" / "tablectl.deb"  # make deb's link to dist/tablectl_VERSION_all.deb
+VENV = "usr/lib/tablectl"
+SITE = f"{VENV}/lib/python3.11/site-packages"
+UNIT = "lib/systemd/system/tablectl.service"  # where bookworm's dh_installsystemd puts it
+INSTALLED = {  # the package's path: the checkout's file it must hold, byte for byte
+    UNIT: "systemd/tablectl.service",
+    "usr/lib/sysusers.d/tablectl.conf": "systemd/tablectl.sysusers.conf",
+    "usr/lib/tmpfiles.d/tablectl.conf": "systemd/tablectl.tmpfiles.conf",
+    "usr/lib/udev/rules.d/70-tablectl.rules": "udev/70-tablectl.rules",
+    "etc/tablectl/table.toml": "examples/baccarat.toml",
+}
+
+# Every tag lintian 2.116 (bookworm) reports on the package, E, W and I, and why each
+# stays. An error tag never stays; a tag not listed, or listed and gone, fails the test.
+JUSTIFIED = {
+    "unusual-interpreter": "the entry point's #!/usr/lib/tablectl/bin/python is the "
+    "package's own virtual environment (dh-virtualenv), a link to /usr/bin/python3.11 "
+    "that lintian does not know; and pyserial's modules (not executable) begin "
+    "#!/usr/bin/env python: its wheel's files are shipped as PyPI has them",
+    "extra-license-file": "the PyPI dependencies' license files in their .dist-info "
+    "metadata, as their wheels carry them; debian/copyright has them all too",
+    "package-contains-documentation-outside-usr-share-doc": "the same license files, "
+    "Python metadata rather than documentation (lintian's own python/egg/metadata "
+    "screen says so of .dist-info)",
+    "package-supports-alternative-init-but-no-init.d-script": "no sysvinit script: the "
+    "daemon needs systemd (Type=notify, its watchdog, the unit's sandbox, sysusers)",
+}
+
+
+@dataclass(frozen=True)
+class Unpacked:
+    root: Path
+    paths: list[str]  # every path the package installs, as dpkg-deb lists it
+    links: dict[str, str]  # a symbolic link's path: its target
+    control: Path
+
+
+def _deb() -> Path:
+    assert DEB.exists(), f"{DEB} is missing: run `make deb` (make test builds it first)"
+    return DEB.resolve()
+
+
+def _field(name: str) -> str:
+    return subprocess.run(
+        ["dpkg-deb", "--field", str(_deb()), name], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def deb(tmp_path_factory: pytest.TempPathFactory) -> Unpacked:
+    where = tmp_path_factory.mktemp("deb")
+    root, control = where / "root", where / "control"
+    subprocess.run(["dpkg-deb", "--extract", str(_deb()), str(root)], check=True)
+    subprocess.run(["dpkg-deb", "--control", str(_deb()), str(control)], check=True)
+    listing = subprocess.run(
+        ["dpkg-deb", "--contents", str(_deb())], capture_output=True, text=True, check=True
+    ).stdout
+    links = dict(re.findall(r"^l\S+ +\S+ +\d+ \S+ \S+ \./(\S+) -> (\S+)$", listing, flags=re.M))
+    paths = re.findall(r"^\S+ +\S+ +\d+ \S+ \S+ \./(\S*)", listing, flags=re.M)
+    return Unpacked(root, paths, links, control)
+
+
+def test_the_deb_is_the_checkouts_commit(deb: Unpacked) -> None:
+    recorded = (deb.root / SITE / "controller/BUILD_COMMIT").read_text().strip()
+    assert recorded == expected_commit(), "the .deb is stale: run `make deb`"
+    assert (_field("Package"), _field("Version"), _field("Architecture")) == (
+        "tablectl",
+        VERSION,
+        "all",
+    )
+
+
+def test_the_deb_holds_every_module_and_the_environment_runs(deb: Unpacked) -> None:
+    missing = [m for m in tree_modules() if not (deb.root / SITE / m).is_file()]
+    assert missing == []
+    # The environment's interpreter links to ../../../bin/python3.11: give the unpacked
+    # tree the system's, as an installed package has it.
+    (deb.root / "usr/bin/python3.11").symlink_to("/usr/bin/python3.11")
+    python = deb.root / VENV / "bin/python"
+    version = subprocess.run(
+        [python, "-I", "-m", "controller.cli", "--version"], capture_output=True, text=True
+    )
+    assert version.stdout == expected_version_line(VERSION) + "\n", version.stderr
+    helped = subprocess.run(
+        [python, "-I", "-m", "controller.cli", "--help"], capture_output=True, text=True
+    )
+    assert helped.returncode == 0 and [c for c in _COMMANDS if c not in helped.stdout] == []
+    # What postinst does: compile the environment's bytecode, every module compiling.
+    compiled = subprocess.run(
+        [python, "-m", "compileall", "-q", deb.root / VENV / "lib"], capture_output=True
+    )
+    assert compiled.returncode == 0, compiled.stdout
+
+
+def test_usr_bin_tablectl_is_the_environments_command(deb: Unpacked) -> None:
+    assert deb.links["usr/bin/tablectl"] == "../lib/tablectl/bin/tablectl"
+    entry = (deb.root / VENV / "bin/tablectl").read_text().splitlines()[0]
+    assert entry == f"#!/{VENV}/bin/python"
+    # Nothing else to run: no pip, no activate scripts, no dependency's commands.
+    assert sorted(p.name for p in (deb.root / VENV / "bin").iterdir()) == [
+        "python",
+        "python3",
+        "python3.11",
+        "tablectl",
+    ]
+    assert [p for p in (deb.root / SITE).iterdir() if p.name.startswith(("pip", "setup"))] == []
+
+
+def test_no_bytecode_and_no_compiled_code(deb: Unpacked) -> None:
+    assert len(deb.paths) > 500, deb.paths
+    assert [p for p in deb.paths if p.endswith(".pyc") or "__pycache__" in p] == []
+    # Architecture: all holds only if nothing is built for one machine.
+    files = [p for p in deb.root.rglob("*") if p.is_file() and not p.is_symlink()]
+    assert [p for p in files if p.read_bytes()[:4] == b"\x7fELF"] == []
+
+
+@pytest.mark.parametrize(("path", "source"), sorted(INSTALLED.items()))
+def test_each_file_is_where_its_tool_looks(deb: Unpacked, path: str, source: str) -> None:
+    assert (deb.root / path).read_bytes() == (ROOT / source).read_bytes()
+
+
+def test_the_table_config_is_a_conffile(deb: Unpacked) -> None:
+    assert (deb.control / "conffiles").read_text().split() == ["/etc/tablectl/table.toml"]
+
+
+def test_docs_examples_and_the_man_page(deb: Unpacked) -> None:
+    doc = deb.root / "usr/share/doc/tablectl"
+    for path in [*tree_files("docs/*.md"), ROOT / "README.md"]:
+        assert (doc / path.name).read_bytes() == path.read_bytes(), path
+    for path in tree_files("examples/*.toml"):
+        assert (doc / "examples" / path.name).read_bytes() == path.read_bytes(), path
+    assert "Apache-2.0" in (doc / "copyright").read_text()
+    # The unit's Documentation= names a file the package has, uncompressed.
+    unit = (deb.root / UNIT).read_text()
+    pages = re.findall(r"^Documentation=file:(\S+)$", unit, flags=re.M)
+    assert pages and [p for p in pages if not (deb.root / p.lstrip("/")).is_file()] == []
+    man = subprocess.run(
+        ["zcat", deb.root / "usr/share/man/man1/tablectl.1.gz"], capture_output=True, text=True
+    ).stdout
+    assert expected_version_line(VERSION) in man and "/usr/share/doc/tablectl" in man
+
+
+def test_the_dependencies_are_the_interpreter_libusb_and_sysusers() -> None:
+    depends = [d.strip() for d in _field("Depends").split(",")]
+    assert "python3.11" in depends and "libusb-1.0-0" in depends
+    assert [d for d in depends if d.startswith("systemd |")], depends
+
+
+def _script(deb: Unpacked, name: str) -> str:
+    return (deb.control / name).read_text()
+
+
+def test_postinst_makes_the_user_then_the_directories_then_the_unit(deb: Unpacked) -> None:
+    postinst = _script(deb, "postinst")
+    steps = [
+        "-m compileall -q /usr/lib/tablectl/lib",
+        'systemd-sysusers ${DPKG_ROOT:+--root="$DPKG_ROOT"} tablectl.conf',
+        "--create tablectl.conf",
+        "systemctl --system daemon-reload",
+    ]
+    at = [postinst.find(step) for step in steps]
+    assert -1 not in at and at == sorted(at), dict(zip(steps, at, strict=True))
+    # Installed disabled (dh_installsystemd --no-enable): enabled again only if it was.
+    lines = [ln.strip() for ln in postinst.splitlines() if ln.strip() and ln.strip()[0] != "#"]
+    enables = [i for i, ln in enumerate(lines) if ln.startswith("deb-systemd-helper enable")]
+    assert enables and all("was-enabled" in lines[i - 1] for i in enables)
+
+
+def test_the_daemon_stops_before_an_upgrade_unpacks_and_on_remove(deb: Unpacked) -> None:
+    """Never running on a mix of two releases' modules (dh_installsystemd
+    --no-restart-after-upgrade): the new preinst stops it, postinst starts it."""
+    stop = "deb-systemd-invoke stop 'tablectl.service'"
+    preinst, prerm = _script(deb, "preinst"), _script(deb, "prerm")
+    assert '[ "$1" = upgrade ]' in preinst and stop in preinst
+    assert '[ "$1" = remove ]' in prerm and stop in prerm
+    assert "find /usr/lib/tablectl -name __pycache__" in prerm
+    assert "deb-systemd-invoke start 'tablectl.service'" in _script(deb, "postinst")
+
+
+def test_postrm_purges_the_config_keeps_a_journal_and_the_unit_state(deb: Unpacked) -> None:
+    postrm = _script(deb, "postrm")
+    assert "rm -rf /etc/tablectl" in postrm
+    assert "rmdir --ignore-fail-on-non-empty /var/lib/tablectl" in postrm
+    assert "deb-systemd-helper purge 'tablectl.service'" in postrm
+
+
+def test_lintian_reports_no_error_and_only_the_justified_tags() -> None:
+    result = subprocess.run(
+        ["lintian", "--display-info", str(_deb())], capture_output=True, text=True, timeout=300
+    )
+    reported = re.findall(r"^([EWI]): tablectl: (\S+)", result.stdout, flags=re.M)
+    assert result.returncode == 0, result.stdout + result.stderr  # 2: it failed on an error
+    assert [tag for kind, tag in reported if kind == "E"] == [], result.stdout
+    assert sorted({tag for _, tag in reported}) == sorted(JUSTIFIED), result.stdout
+
+
+def test_the_changelog_names_the_version_the_wheel_has() -> None:
+    first = (ROOT / "debian/changelog").read_text().splitlines()[0]
+    assert first.startswith(f"tablectl ({VERSION}) ")
+
+
+def test_the_source_tree_is_the_tracked_files_and_the_commit(tmp_path: Path) -> None:
+    dest = tmp_path / "src"
+    assert make_tree(ROOT, dest) == expected_commit()
+    copied = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if not p.is_dir()}
+    assert copied == {p.as_posix() for p in tracked(ROOT)} | {"BUILD_COMMIT"}
+    assert (dest / "BUILD_COMMIT").read_text() == expected_commit() + "\n"
+    unit = dest / "debian/tablectl.service"  # dh_installsystemd's name for systemd/'s unit
+    assert unit.is_symlink() and unit.read_bytes() == (ROOT / INSTALLED[UNIT]).read_bytes()
+
+
+def test_bad_input_debsource_outside_a_checkout_or_with_no_dest_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SourceError, match="cannot read the commit"):
+        make_tree(tmp_path, tmp_path / "dest")
+    assert main([]) == 2
+    assert main([str(ROOT / "LICENSE" / "dest")]) == 1  # a file where a folder must go
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("usage:") and "error:" in lines[1], lines
