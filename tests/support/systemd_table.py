@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import secrets
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 
 from drivers import messages as m
 from drivers.identity import DEFAULT_FIRMWARE_VERSION, DEFAULT_MODEL, firmware_hash
-from tests.support.nspawn import Machine
+from tests.support.nspawn import Machine, MachineError
 from tests.support.paths import ROOT
 
 UNIT = "tablectl.service"
@@ -41,25 +42,35 @@ WATCHDOG_SEC = 2.0
 START_TIMEOUT = 5.0
 RESTART_SEC = 1.0
 
-# The package's files, as docs/operations.md installs them from a checkout.
-INSTALL_FROM_CHECKOUT = f"""
-cd {ROOT}
-/usr/bin/python3 -m venv /opt/tablectl
-/opt/tablectl/bin/pip install --quiet --disable-pip-version-check {ROOT}
-ln -sf /opt/tablectl/bin/tablectl /usr/bin/tablectl
-install -D -m 0644 systemd/tablectl.service /usr/lib/systemd/system/tablectl.service
-install -D -m 0644 systemd/tablectl.sysusers.conf /usr/lib/sysusers.d/tablectl.conf
-install -D -m 0644 systemd/tablectl.tmpfiles.conf /usr/lib/tmpfiles.d/tablectl.conf
-install -D -m 0644 docs/operations.md /usr/share/doc/tablectl/operations.md
-systemd-sysusers tablectl.conf
-systemd-tmpfiles --create tablectl.conf
-systemctl daemon-reload
-"""
+# make deb's package of this checkout (make test builds it first).
+DEB = ROOT / "dist" / "tablectl.deb"
 
 
-def install(machine: Machine) -> None:
-    """The package's files in the container."""
-    machine.sh(INSTALL_FROM_CHECKOUT, timeout=300)
+def install(machine: Machine) -> str:
+    """The package in the container, as on a table box: ``apt-get install`` of the
+    .deb (which fetches libusb when the machine lacks it); its maintainer scripts make
+    the user, groups and directories. The version line of the installed tablectl."""
+    if not DEB.exists():
+        raise MachineError(f"{DEB} is missing: run `make deb` (make test builds it first)")
+    machine.run(
+        "env",
+        "DEBIAN_FRONTEND=noninteractive",
+        "apt-get",
+        "install",
+        "--yes",
+        "--quiet",
+        "--no-install-recommends",
+        str(DEB.resolve()),
+        timeout=300,
+    )
+    return machine.run("tablectl", "--version").stdout.strip()
+
+
+def deb_version() -> str:
+    """The package's version, as the .deb gives it."""
+    return subprocess.run(
+        ["dpkg-deb", "--field", str(DEB), "Version"], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def _hash(kind: str) -> str:

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.nspawn import Machine, MachineError, missing_prerequisite
-from tests.support.systemd_table import DEVICES, configure, install, start_device
+from tests.support.packaging import expected_version_line
+from tests.support.systemd_table import DEVICES, configure, deb_version, install, start_device
 
 
 @pytest.fixture(scope="session")
@@ -20,7 +21,9 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Machine]:
     booted = Machine(tmp_path_factory.mktemp("nspawn") / "console.log")
     try:
         booted.boot()
-        install(booted)
+        version = install(booted)
+        if version != expected_version_line(deb_version()):
+            raise MachineError(f"the .deb is stale ({version}): run `make deb`")
         configure(booted)
         for name in DEVICES:
             start_device(booted, name)
