@@ -183,8 +183,10 @@ def wait_active(machine: Machine, timeout: float = 30) -> dict[str, str]:
 
 
 def ensure_active(machine: Machine) -> dict[str, str]:
-    """The unit started (a no-op when it runs) and its state once active."""
-    machine.run("systemctl", "start", UNIT, check=False)
+    """The unit active with every device plugged in (as an earlier test that failed
+    half-way may not have left it), and its state."""
+    if show(machine, "ActiveState")["ActiveState"] != "active":
+        restart_clean(machine)
     return wait_active(machine)
 
 
