@@ -37,7 +37,7 @@ $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 run: $(VENV)/.installed
 	$(BIN)/tablectl run --simulate $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(GAME),--game $(GAME))
 
-test: lint systemd-tools udevadm umockdev deb
+test: lint systemd-tools systemd-container udevadm umockdev deb
 	$(BIN)/pytest
 
 # tests/daemon/test_systemd_unit.py runs systemd-analyze (and systemd-sysusers); installed
@@ -48,6 +48,15 @@ systemd-tools:
 	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 	       && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd >/dev/null; } \
 	  || { echo "systemd-analyze is missing: install systemd and retry" >&2; exit 1; }
+
+# tests/system boots systemd in systemd-nspawn (package systemd-container); installed
+# the same way when missing.
+.PHONY: systemd-container
+systemd-container:
+	@command -v systemd-nspawn >/dev/null \
+	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+	       && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd-container >/dev/null; } \
+	  || { echo "systemd-nspawn is missing: install systemd-container and retry" >&2; exit 1; }
 
 # tests/tools/test_udev.py runs `udevadm verify` (systemd 254 and later; bookworm has 252) on
 # udev/70-tablectl.rules: when it is missing, udev 254 from bookworm-backports is

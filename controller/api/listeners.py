@@ -3,6 +3,13 @@
 Each socket file is made mode 0660 and given its group before ``listen()``, so that
 nobody connects before the file is as it should be; closing unlinks only a file still
 ours, not a successor daemon's.
+
+The group comes one of two ways. Under the systemd unit, whose system call filter
+denies ``chown`` (``~@privileged``), the socket is bound in its group's directory
+beside it (``.dealer-group``: setgid, of that group, made by tmpfiles.d), where the
+kernel gives a new file the directory's group, and renamed into place: the same file,
+its group kept. Without that directory (the bench, the tests) the daemon sets the
+group with ``chown``, which the kernel allows a member of the group.
 """
 
 from __future__ import annotations
@@ -61,28 +68,68 @@ def open_listeners(runtime_dir: Path, access: Mapping[str, Access]) -> list[List
     return listeners
 
 
+def group_dir(path: Path, name: str) -> Path:
+    """Where the socket ``name`` is bound to get its group without ``chown``."""
+    return path.parent / f".{name}-group"
+
+
 def _listen(path: Path, name: str, role: Role | None, policy: Policy) -> Listener:
     _clear_stale(path)
+    staging = _staging_path(path, name, policy.group)
+    if staging is not None:
+        _clear_stale(staging)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.bind(str(path))
-        # Mode and group are set before listen(): until then nobody can connect.
-        os.chmod(path, SOCKET_MODE)
-        if policy.group is not None:
-            try:
-                os.chown(path, -1, policy.group)
-            except PermissionError:
-                log.warning("api_socket_group_not_set", socket=name, gid=policy.group)
+        _bind(sock, path, staging, name, policy.group)
         sock.listen(BACKLOG)
         sock.setblocking(False)
         inode = os.stat(path).st_ino
     except OSError as exc:
         sock.close()
-        with contextlib.suppress(FileNotFoundError):
-            if stat.S_ISSOCK(os.lstat(path).st_mode):
-                os.unlink(path)
+        for left in (path, staging):
+            with contextlib.suppress(FileNotFoundError):
+                if left is not None and stat.S_ISSOCK(os.lstat(left).st_mode):
+                    os.unlink(left)
         raise ApiError(f"{path}: cannot listen: {exc.strerror or exc}") from None
     return Listener(name, role, policy, path, sock, inode)
+
+
+def _bind(
+    sock: socket.socket, path: Path, staging: Path | None, name: str, group: int | None
+) -> None:
+    """The socket's file at ``path``, mode 0660 and of ``group``, before ``listen()``:
+    until then nobody can connect."""
+    if staging is None:
+        sock.bind(str(path))
+        os.chmod(path, SOCKET_MODE)
+        if group is not None:
+            _chown(path, name, group)
+        return
+    sock.bind(str(staging))  # the directory's group, from the kernel
+    os.chmod(staging, SOCKET_MODE)
+    os.rename(staging, path)
+
+
+def _staging_path(path: Path, name: str, group: int | None) -> Path | None:
+    """The socket's path in its group's directory, when that directory is one: ours,
+    setgid and of the socket's group (so the file bound there has that group)."""
+    if group is None:
+        return None
+    try:
+        st = os.lstat(group_dir(path, name))
+    except FileNotFoundError:
+        return None
+    ours = st.st_uid == os.geteuid() and st.st_gid == group
+    if stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISGID and ours:
+        return group_dir(path, name) / path.name
+    return None
+
+
+def _chown(path: Path, name: str, group: int) -> None:
+    try:
+        os.chown(path, -1, group)
+    except PermissionError:
+        log.warning("api_socket_group_not_set", socket=name, gid=group)
 
 
 def close_listeners(listeners: list[Listener]) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from controller.api.listeners import group_dir
 from tests.support.paths import ROOT
 
 SYSTEMD = ROOT / "systemd"
@@ -247,24 +250,93 @@ def test_sysusers_creates_the_user_and_groups_the_unit_runs_as(tmp_path: Path) -
         assert user in groups[extra][3].split(","), f"{user} not in {extra}"
 
 
+def _tmpfiles_entries() -> list[list[str]]:
+    return [line.split() for line in TMPFILES.read_text().splitlines() if line and line[0] != "#"]
+
+
 def test_tmpfiles_lines_name_only_known_owners_and_shut_out_others() -> None:
     sysusers_names = {
         line.split()[1] for line in SYSUSERS.read_text().splitlines() if line[:1] in ("u", "g")
     }
-    entries = [
-        line.split() for line in TMPFILES.read_text().splitlines() if line and line[0] != "#"
-    ]
+    entries = _tmpfiles_entries()
     assert [entry[1] for entry in entries] == [
         "/etc/tablectl",
         "/etc/tablectl/keys",
         "/etc/tablectl/table.toml",
+        "/run/tablectl",
+        "/run/tablectl/.dealer-group",
+        "/run/tablectl/.floor-group",
+        "/run/tablectl/.events-group",
     ]
     for kind, path, mode, owner, group, age in entries:
         assert kind in ("d", "z"), path
-        assert int(mode, 8) & 0o007 == 0, f"{path}: readable by others"
-        assert owner == "root", path
+        assert owner in ("root", "tablectl"), path
         assert group in sysusers_names, f"{path}: group {group} not created by sysusers"
         assert age == "-", path
+        if path != "/run/tablectl":  # 0751: consoles reach their sockets (below)
+            assert int(mode, 8) & 0o007 == 0, f"{path}: open to others"
+
+
+def test_the_runtime_directory_is_made_as_the_unit_would_make_it() -> None:
+    """tmpfiles.d makes /run/tablectl with the unit's owner and mode, or systemd's
+    RuntimeDirectory= would chown the tree at the next start, the group directories
+    too; and the unit keeps it over a stop, or the group directories would go."""
+    service = read_unit(_unit_text())["Service"]
+    run_dir = next(e for e in _tmpfiles_entries() if e[1] == "/run/tablectl")
+    owner = (setting({"Service": service}, "Service", "User"), service["Group"][-1])
+    assert (run_dir[2], run_dir[3], run_dir[4]) == (service["RuntimeDirectoryMode"][-1], *owner)
+    assert service["RuntimeDirectoryPreserve"] == ["yes"]
+
+
+def test_each_socket_has_a_setgid_directory_of_its_group() -> None:
+    """controller/api/listeners.py binds each socket in ``.NAME-group`` to give it
+    NAME's group without chown, which SystemCallFilter=~@privileged denies."""
+    dirs = {e[1]: e for e in _tmpfiles_entries() if e[1].endswith("-group")}
+    config = tomllib.loads((ROOT / "examples" / "baccarat.toml").read_text())
+    for name in ("dealer", "floor", "events"):
+        kind, _, mode, owner, group, _ = dirs[f"/run/tablectl/{group_dir(Path('x'), name)}"]
+        assert (kind, owner, group) == ("d", "tablectl", config["api"][name]["group"])
+        assert int(mode, 8) & 0o2000, f"{name}: not setgid"
+    assert "~@privileged @resources" in effective(
+        read_unit(_unit_text())["Service"]["SystemCallFilter"]
+    )
+
+
+def _seconds(value: str | None) -> float:
+    """A systemd time span of this unit's kinds: ``60s``, ``2s``, ``10min``."""
+    assert value is not None
+    found = re.fullmatch(r"(\d+)(s|min)", value)
+    assert found, value
+    return int(found[1]) * (60 if found[2] == "min" else 1)
+
+
+def test_the_start_limit_holds_five_starts_that_time_out() -> None:
+    """docs/operations.md: a device missing at start ends the unit failed after
+    StartLimitBurst= starts. Each such start lasts TimeoutStartSec= and is followed by
+    RestartSec=; were the burst's starts longer than StartLimitIntervalSec=, the limit
+    would never trip and the unit would restart forever (5 min held 310 s of starts)."""
+    unit = read_unit(_unit_text())
+    burst = int(setting(unit, "Unit", "StartLimitBurst") or "0")
+    interval = _seconds(setting(unit, "Unit", "StartLimitIntervalSec"))
+    each = _seconds(setting(unit, "Service", "TimeoutStartSec")) + _seconds(
+        setting(unit, "Service", "RestartSec")
+    )
+    assert burst == 5
+    assert burst * each < interval, (burst, each, interval)
+
+
+def test_the_exposure_score_is_at_most_0_6() -> None:
+    """docs/operations.md, "Exposure score": systemd-analyze's own measure."""
+    result = subprocess.run(
+        [_systemd_tool("systemd-analyze"), "security", "--offline=yes", str(UNIT)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    found = re.search(r"Overall exposure level for tablectl\.service: (\d+\.\d)", result.stdout)
+    assert found, result.stdout[-500:] + result.stderr
+    assert float(found[1]) <= 0.6, result.stdout
 
 
 def test_a_missing_systemd_tool_fails_the_test_rather_than_skipping_it(

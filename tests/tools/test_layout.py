@@ -82,8 +82,9 @@ def test_no_test_module_imports_another() -> None:
     assert wrong == []
 
 
-# The layers' folders; a test module sits in one of them.
-LAYERS = ("drivers", "sim", "rules", "table", "stack", "daemon", "tools")
+# The layers' folders; a test module sits in one of them. system: the installed unit
+# under a real systemd (booted in systemd-nspawn).
+LAYERS = ("drivers", "sim", "rules", "table", "stack", "daemon", "tools", "system")
 
 
 def test_each_test_module_is_in_its_layers_folder() -> None:
