@@ -12,13 +12,12 @@ mistake) builds every command's parser, to list them all.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeAlias
 
 from controller.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from drivers.logs import structlog  # first: structlog without rich (drivers/logs.py)
+from controller.logformat import configure_logging  # structlog without rich (drivers/logs.py)
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[Any]"
 
@@ -27,23 +26,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # One line, not argparse's usage block: "tablectl: error: ...".
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-def configure_logging(level: str = "warning", stream: object = None) -> None:
-    """structlog as JSON lines, one event name per line; tracebacks without locals."""
-    structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.dict_tracebacks,
-            structlog.processors.JSONRenderer(),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(
-            logging.getLevelNamesMapping()[level.upper()]
-        ),
-        logger_factory=structlog.PrintLoggerFactory(stream or sys.stderr),  # type: ignore[arg-type]
-        cache_logger_on_first_use=True,
-    )
 
 
 def _positive(text: str) -> int:
@@ -71,9 +53,11 @@ def _run_parser(sub: Subparsers) -> None:
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller import logformat
     from controller.daemon import arguments
     from controller.daemon import main as daemon
 
+    logformat.catch_uncaught()  # the daemon's stderr holds its log lines alone
     try:
         options = arguments.options(args)
     except arguments.UsageError as exc:
