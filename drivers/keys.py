@@ -1,4 +1,10 @@
-"""Per-device link keys: a file of 64 hexadecimal digits (32 bytes), readable by tablectl only."""
+"""Per-device link keys: a file of 64 hexadecimal digits (32 bytes), readable by tablectl only.
+
+Every key file (a device's link key, the journal's sealing key) is read by
+``read_key_file``: a small regular file, or a refusal in one line before a byte is
+read. A key path mistyped as a FIFO would block the daemon's start for ever; as a
+character device (``/dev/zero``, a tty) it would be read until memory ran out.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +12,80 @@ import os
 import re
 import secrets
 import stat
+from typing import Final
 
 from drivers import durable
 from drivers.errors import DriverError
 
 _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
+MAX_KEY_FILE: Final = 4096  # bytes: a key is 65; anything larger is not a key file
+# What a path is when it is not a regular file, by stat's test.
+_KINDS: Final = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 class KeyFileError(DriverError):
     pass
 
 
+class KeyFileMissing(KeyFileError):
+    pass
+
+
+def _refusal(path: str, what: str, st: os.stat_result) -> str | None:
+    """Why ``path`` (as ``st`` describes it) is not read as a key file, or None."""
+    if not stat.S_ISREG(st.st_mode):
+        kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+        return f"{what} {path} is {kind}, not a regular file: refused unread"
+    if st.st_size > MAX_KEY_FILE:
+        return (
+            f"{what} {path} is {st.st_size} bytes, not a key file (at most {MAX_KEY_FILE}): "
+            "refused unread"
+        )
+    return None
+
+
+def read_key_file(path: str, what: str = "key file") -> tuple[bytes, int]:
+    """The bytes of the key file ``path`` and its mode; KeyFileError (KeyFileMissing when
+    there is none) with a one-line reason naming it ``what``. Checked by ``stat`` before
+    it is opened, opened without blocking (a FIFO swapped in meanwhile does not hang the
+    open), checked again on the open file, and read no further than ``MAX_KEY_FILE``."""
+    try:
+        before = os.stat(path)
+        refused = _refusal(path, what, before)
+        if refused is not None:
+            raise KeyFileError(refused)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        try:
+            after = os.fstat(fd)
+            refused = _refusal(path, what, after)
+            if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino):
+                refused = f"{what} {path} was replaced while it was opened"
+            if refused is not None:
+                raise KeyFileError(refused)
+            data = os.read(fd, MAX_KEY_FILE + 1)
+        finally:
+            os.close(fd)
+    except FileNotFoundError:
+        raise KeyFileMissing(f"{what} {path} does not exist") from None
+    except OSError as exc:
+        raise KeyFileError(f"{what} {path} cannot be read: {exc}") from None
+    if len(data) > MAX_KEY_FILE:  # grew since it was checked
+        raise KeyFileError(f"{what} {path} is over {MAX_KEY_FILE} bytes, not a key file")
+    return data, after.st_mode
+
+
 def load_key(path: str) -> bytes:
     """The key in ``path``; KeyFileError with a one-line reason otherwise."""
+    data, mode = read_key_file(path)
     try:
-        with open(path, encoding="ascii") as fh:
-            text = fh.read().strip()
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise KeyFileError(f"key file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("ascii").strip()
+    except UnicodeDecodeError as exc:
         raise KeyFileError(f"key file {path} cannot be read: {exc}") from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO) & ~stat.S_IRGRP:
         raise KeyFileError(f"key file {path} is open to other users (chmod 0400 or 0440)")

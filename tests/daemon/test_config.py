@@ -861,8 +861,8 @@ def test_an_unreadable_key_file_is_refused(tmp_path: Path) -> None:
     os.remove(path)
     path.mkdir()  # unreadable as a file, whoever runs the test (root included)
     assert check_refusal(data) == (
-        f"table.toml: devices.shuffler.key_file: key file {path} cannot be read: "
-        f"[Errno 21] Is a directory: '{path}'"
+        f"table.toml: devices.shuffler.key_file: key file {path} is a directory, not a "
+        "regular file: refused unread"
     )
 
 
