@@ -22,7 +22,13 @@ Account: TypeAlias = int | str  # a user or group, by number or by name
 
 
 class ConfigError(TablectlError):
-    """The configuration cannot be used; the message is one line naming file and key."""
+    """The configuration cannot be used; the message is one line naming file and key.
+    ``problems``: every problem found in the file, one line each (the message alone
+    when it was not checked whole)."""
+
+    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems or (message,)
 
 
 @dataclass(frozen=True)

@@ -939,10 +939,13 @@ def test_a_user_that_does_not_exist_is_refused_but_a_uid_is_taken_as_it_is(
 def test_check_files_is_what_load_config_does_by_default(tmp_path: Path) -> None:
     path = write(tmp_path, edited(BACCARAT, "/etc/tablectl/keys", str(tmp_path / "keys")))
     expected = f"{path}: devices.shoe.key_file: key file {tmp_path}/keys/shoe.key does not exist"
-    assert refused(path, check_files=True) == expected
+    # The first problem, and how many more (the machine may lack the groups, the
+    # journal's directory, /run/tablectl: each its own line for ``config check``).
+    message = refused(path, check_files=True)
+    assert message.split(" (and ")[0] == expected
     with pytest.raises(ConfigError) as info:
         load_config(path)
-    assert str(info.value) == expected
+    assert str(info.value) == message and info.value.problems[0] == expected
 
 
 # --------------------------------------------------------------------------- --simulate
