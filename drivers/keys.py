@@ -30,54 +30,74 @@ _KINDS: Final = (
 
 
 class KeyFileError(DriverError):
-    pass
+    """A key file refused; ``reason`` says why without naming the file."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 class KeyFileMissing(KeyFileError):
     pass
 
 
-def _refusal(path: str, what: str, st: os.stat_result) -> str | None:
-    """Why ``path`` (as ``st`` describes it) is not read as a key file, or None."""
+def _refusal(st: os.stat_result, limit: int) -> str | None:
+    """Why a file as ``st`` describes it is not read as a key file, or None."""
     if not stat.S_ISREG(st.st_mode):
         kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
-        return f"{what} {path} is {kind}, not a regular file: refused unread"
-    if st.st_size > MAX_KEY_FILE:
-        return (
-            f"{what} {path} is {st.st_size} bytes, not a key file (at most {MAX_KEY_FILE}): "
-            "refused unread"
-        )
+        return f"is {kind}, not a regular file"
+    if st.st_size > limit:
+        return f"is {st.st_size} bytes, over the {limit} it may hold"
     return None
 
 
-def read_key_file(path: str, what: str = "key file") -> tuple[bytes, int]:
+def read_key_file(
+    path: str, what: str = "key file", limit: int = MAX_KEY_FILE
+) -> tuple[bytes, int]:
     """The bytes of the key file ``path`` and its mode; KeyFileError (KeyFileMissing when
     there is none) with a one-line reason naming it ``what``. Checked by ``stat`` before
     it is opened, opened without blocking (a FIFO swapped in meanwhile does not hang the
-    open), checked again on the open file, and read no further than ``MAX_KEY_FILE``."""
+    open), checked again on the open file, and read no further than ``limit`` bytes."""
+
+    def refuse(reason: str) -> KeyFileError:
+        return KeyFileError(f"{what} {path} {reason}: refused unread", reason)
+
     try:
         before = os.stat(path)
-        refused = _refusal(path, what, before)
+        refused = _refusal(before, limit)
         if refused is not None:
-            raise KeyFileError(refused)
+            raise refuse(refused)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
         try:
             after = os.fstat(fd)
-            refused = _refusal(path, what, after)
+            refused = _refusal(after, limit)
             if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino):
-                refused = f"{what} {path} was replaced while it was opened"
+                refused = "was replaced while it was opened"
             if refused is not None:
-                raise KeyFileError(refused)
-            data = os.read(fd, MAX_KEY_FILE + 1)
+                raise refuse(refused)
+            data = _read_upto(fd, limit + 1)
         finally:
             os.close(fd)
-    except FileNotFoundError:
-        raise KeyFileMissing(f"{what} {path} does not exist") from None
+    except FileNotFoundError as exc:
+        raise KeyFileMissing(f"{what} {path} does not exist", str(exc.strerror)) from None
     except OSError as exc:
-        raise KeyFileError(f"{what} {path} cannot be read: {exc}") from None
-    if len(data) > MAX_KEY_FILE:  # grew since it was checked
-        raise KeyFileError(f"{what} {path} is over {MAX_KEY_FILE} bytes, not a key file")
+        raise KeyFileError(f"{what} {path} cannot be read: {exc}", str(exc.strerror)) from None
+    if len(data) > limit:  # grew since it was checked
+        raise refuse(f"is over the {limit} bytes it may hold")
     return data, after.st_mode
+
+
+def _read_upto(fd: int, most: int) -> bytes:
+    """Up to ``most`` bytes of ``fd``, to its end."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < most:
+        chunk = os.read(fd, most - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def load_key(path: str) -> bytes:

@@ -11,16 +11,23 @@ import pwd
 import re
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
 from typing import Any, Final
 
 from controller.config import sections
-from controller.config.settings import Account, Config, ConfigError, DeviceSettings, SocketAccess
+from controller.config.settings import (
+    Account,
+    Config,
+    ConfigError,
+    ConfigUnreadable,
+    DeviceSettings,
+    SocketAccess,
+)
 from controller.config.values import Problems, Section
 from controller.games import game
 from controller.rules.spanish21 import Spanish21Rules
-from drivers.keys import KeyFileError, load_key
+from drivers.keys import KeyFileError, load_key, read_key_file
 
+MAX_CONFIG: Final = 1 << 20  # bytes: a table's file is a few hundred
 _NO_DEVICES: Final[tuple[DeviceSettings | None, bool]] = (None, True)  # values.Problems
 _TOML_AT = re.compile(r"(?P<msg>.*) \(at line (?P<line>\d+), column (?P<col>\d+)\)")
 _TOML_AT_END = re.compile(r"(?P<msg>.*) \(at end of document\)")
@@ -35,11 +42,9 @@ def load_config(path: str | os.PathLike[str], *, check_files: bool = True) -> Co
     """
     source = str(path)
     try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise ConfigError(
-            f"{source}: cannot read the configuration: {exc.strerror or exc}"
-        ) from None
+        raw, _ = read_key_file(source, "configuration", MAX_CONFIG)  # not a FIFO, not /dev/zero
+    except KeyFileError as exc:
+        raise ConfigUnreadable(f"{source}: cannot read the configuration: {exc.reason}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -31,6 +31,10 @@ class ConfigError(TablectlError):
         self.problems = problems or (message,)
 
 
+class ConfigUnreadable(ConfigError):
+    """The file itself cannot be read: there is nothing to check."""
+
+
 @dataclass(frozen=True)
 class TableSettings:
     id: str

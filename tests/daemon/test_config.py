@@ -111,7 +111,9 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
 
 
 def test_a_directory_is_not_a_configuration(tmp_path: Path) -> None:
-    assert refused(tmp_path) == f"{tmp_path}: cannot read the configuration: Is a directory"
+    assert refused(tmp_path) == (
+        f"{tmp_path}: cannot read the configuration: is a directory, not a regular file"
+    )
 
 
 def test_a_toml_syntax_error_names_the_line_and_column(tmp_path: Path) -> None:
