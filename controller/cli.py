@@ -1,7 +1,8 @@
 """The ``tablectl`` command line: ``run`` (the daemon, controller/daemon/), the
 console's ``status``, ``events`` and ``send`` (controller/client.py), ``bench``
-(controller/bench/), ``analyze``, ``journal verify`` and ``journal export``. Exit
-codes: docs/cli.md.
+(controller/bench/), ``analyze``, ``journal verify`` and ``journal export``, and the
+technician's ``keygen``, ``device info`` and ``config check`` (controller/technician/).
+Exit codes: docs/cli.md.
 
 A command's module is imported only when that command is given, so ``tablectl run
 --config FILE`` loads neither the bench nor the simulators, and ``run --simulate`` and
@@ -127,6 +128,18 @@ def _journal(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return journal_verify(args.file)
 
 
+def _technician_parsers(sub: Subparsers) -> None:
+    from controller import technician
+
+    technician.add_parsers(sub)
+
+
+def _technician(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller import technician
+
+    return technician.run(args)
+
+
 Adder: TypeAlias = Callable[[Subparsers], None]
 Runner: TypeAlias = Callable[[argparse.ArgumentParser, argparse.Namespace], int]
 
@@ -140,6 +153,9 @@ _COMMANDS: dict[str, tuple[Adder, Runner]] = {
     "analyze": (_analyze_parser, _analyze),
     "bench": (_bench_parser, _bench),
     "journal": (_journal_parsers, _journal),
+    "keygen": (_technician_parsers, _technician),
+    "device": (_technician_parsers, _technician),
+    "config": (_technician_parsers, _technician),
 }
 
 

@@ -23,7 +23,7 @@ from controller.config.settings import (
     SocketAccess,
 )
 from controller.config.values import Problems, Section
-from controller.games import game
+from controller.games import Game, Rules, game
 from controller.rules.spanish21 import Spanish21Rules
 from drivers.keys import KeyFileError, load_key, read_key_file
 
@@ -93,18 +93,27 @@ def _sections(top: Section, data: Mapping[str, Any], source: str) -> Config:
     with top.together():
         in_force = top.check(lambda: game(sections.game_name(top.table("table"))), None)
         table = top.check(lambda: sections.table(top.table("table")), None)
+        rules, devices, reveals = (None, None, True)
+        if in_force is not None:
+            rules, devices, reveals = _of_game(top, in_force, data, source)
         journal = top.check(lambda: sections.journal(top.table("journal", {})), None)
         api = top.check(lambda: sections.api(top.table("api", {})), None)
     assert in_force is not None and table is not None and journal is not None and api is not None
-    with top.together():
-        rules = top.check(lambda: sections.rules(in_force, data.get("rules", {}), source), None)
-        devices, reveals = top.check(
-            lambda: sections.devices(top.table("devices"), in_force), _NO_DEVICES
-        )
-    assert rules is not None and devices is not None
+    assert rules is not None and devices is not None  # together() let no placeholder out
     if isinstance(rules, Spanish21Rules):
         rules = dataclasses.replace(rules, reader_reveals_hole_card=reveals)
     return Config(source, table, rules, devices, journal, api)
+
+
+def _of_game(
+    top: Section, in_force: Game, data: Mapping[str, Any], source: str
+) -> tuple[Rules | None, DeviceSettings | None, bool]:
+    """The ``[rules]`` and the ``[devices]`` of the game in force, each checked."""
+    rules = top.check(lambda: sections.rules(in_force, data.get("rules", {}), source), None)
+    devices, reveals = top.check(
+        lambda: sections.devices(top.table("devices"), in_force), _NO_DEVICES
+    )
+    return rules, devices, reveals
 
 
 def _check_machine(config: Config, problems: Problems) -> None:

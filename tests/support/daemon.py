@@ -97,6 +97,19 @@ class NotifySocket:
 LOG_LINE = re.compile(r"<(?P<priority>[0-7])>(?P<json>\{.*\})")
 
 
+def log_records(err: str) -> list[tuple[int, dict[str, Any]]]:
+    """Every line of a log as (priority, record); AssertionError naming the first line
+    that is not ``<N>`` and one JSON object (controller/logformat.py)."""
+    records = []
+    for number, line in enumerate(err.splitlines(), 1):
+        shaped = LOG_LINE.fullmatch(line)
+        assert shaped is not None, f"line {number} is not <N>{{json}}: {line!r}"
+        record = json.loads(shaped["json"])
+        assert isinstance(record, dict), f"line {number} is not a JSON object: {line!r}"
+        records.append((int(shaped["priority"]), record))
+    return records
+
+
 def logged(err: str, event: str) -> list[dict[str, Any]]:
     """The daemon's log lines (``<N>`` and JSON on stderr, controller/logformat.py) of
     ``event``."""
