@@ -8,7 +8,7 @@ the daemon's warnings and ``journalctl -o cat`` prints the JSON alone, ready for
 
 No traceback renders its frames' local variables (551.8(e)): while the hole card is
 sealed it is a local of some frame of the table's thread, and the log goes to the
-system journal, which everyone on the box with ``adm`` may read. structlog's own
+system journal, which the members of ``adm`` and ``systemd-journal`` may read. structlog's own
 ``dict_tracebacks`` shows locals; ``ExceptionDictTransformer(show_locals=False)``
 keeps the frames and the exception.
 

@@ -24,6 +24,12 @@ def _timeout(text: str) -> float:
 
 
 def add_parsers(sub: argparse._SubParsersAction[Any]) -> None:
+    _keygen_parser(sub)
+    _device_parser(sub)
+    _config_parser(sub)
+
+
+def _keygen_parser(sub: argparse._SubParsersAction[Any]) -> None:
     keygen = sub.add_parser(
         "keygen",
         help="write a new device link key to PATH (mode 0400; never overwrites)",
@@ -32,6 +38,8 @@ def add_parsers(sub: argparse._SubParsersAction[Any]) -> None:
     )
     keygen.add_argument("path", metavar="PATH", help="the key file to create")
 
+
+def _device_parser(sub: argparse._SubParsersAction[Any]) -> None:
     device = sub.add_parser("device", help="ask a device on a serial port who it is")
     device_sub = device.add_subparsers(dest="device_command", required=True)
     info = device_sub.add_parser(
@@ -58,6 +66,8 @@ def add_parsers(sub: argparse._SubParsersAction[Any]) -> None:
         help=f"seconds to wait for the answer (default {DEFAULT_TIMEOUT})",
     )
 
+
+def _config_parser(sub: argparse._SubParsersAction[Any]) -> None:
     config = sub.add_parser("config", help="check a table's configuration file")
     config_sub = config.add_subparsers(dest="config_command", required=True)
     check = config_sub.add_parser(
