@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-_SERIAL_KINDS = ("shoe", "shuffler")  # drivers.messages.DeviceKind's labels
+KINDS = ("shoe", "reader", "shuffler")  # drivers.messages.DeviceKind's labels
 DEFAULT_TIMEOUT = 2.0  # seconds for the device's HELLO_REPLY (the daemon waits 1.0)
 
 
@@ -40,23 +40,26 @@ def _keygen_parser(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _device_parser(sub: argparse._SubParsersAction[Any]) -> None:
-    device = sub.add_parser("device", help="ask a device on a serial port who it is")
+    device = sub.add_parser("device", help="ask a device who it is")
     device_sub = device.add_subparsers(dest="device_command", required=True)
     info = device_sub.add_parser(
         "info",
         help="kind, model, serial, firmware version and hash, protocol version",
-        description="Handshake with the device on PORT (its link key in --key-file) and "
-        "print what it reports: kind, model, serial, firmware version, the firmware's "
-        "full SHA-256 (what approved_firmware lists) and protocol version. The port must "
-        "not be in use by the daemon.",
+        description="Handshake with the device on a serial port (--port) or on USB "
+        "(--usb, the card reader), its link key in --key-file, and print what it "
+        "reports: kind, model, serial, firmware version, the firmware's full SHA-256 "
+        "(what approved_firmware lists) and protocol version. The daemon must not be "
+        "using the device.",
     )
-    info.add_argument("--port", required=True, metavar="PATH", help="the serial port")
+    where = info.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", metavar="PATH", help="the serial port (shoe, shuffler)")
+    where.add_argument("--usb", metavar="SPEC", help="usb:VID:PID[:SERIAL] (the card reader)")
     info.add_argument("--key-file", required=True, metavar="FILE", help="the device's link key")
     info.add_argument(
         "--kind",
-        choices=_SERIAL_KINDS,
-        default="shoe",
-        help="the kind HELLO says it expects (default shoe; a v1 device answers any)",
+        choices=KINDS,
+        help="the kind HELLO says it expects (default: shoe on --port, reader on --usb; "
+        "a v1 device answers whatever it is)",
     )
     info.add_argument(
         "--timeout",
@@ -93,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "device":
         from controller.technician.device_info import device_info
 
-        return device_info(args.port, args.key_file, args.kind, args.timeout)
+        kind = args.kind or ("shoe" if args.port is not None else "reader")
+        return device_info(args.port, args.usb, args.key_file, kind, args.timeout)
     from controller.technician.config_check import config_check
 
     return config_check(args.file, check_files=not args.file_only)

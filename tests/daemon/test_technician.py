@@ -19,10 +19,14 @@ from pathlib import Path
 import pytest
 
 from controller.journal.sealkey import load_key as load_sealing_key
+from controller.technician.device_info import ask, describe
 from drivers import messages as m
 from drivers.device.admission import refusal
+from drivers.identity import DEFAULT_MODEL, PRODUCT_ID, VENDOR_ID
 from drivers.keys import MAX_KEY_FILE, load_key, write_key
+from drivers.usb import UsbTransport
 from firmware_sim.harness import SimProcess
+from firmware_sim.usb_backend import SimUsbBackend
 from tests.support.daemon import configured_table
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -117,6 +121,45 @@ def test_device_info_prints_what_the_device_reports(tmp_path: Path) -> None:
     # Asking acknowledged nothing: the device keeps its events for the daemon.
     assert (
         after["backlog"] == before["backlog"] and after["next_event_id"] == before["next_event_id"]
+    )
+
+
+def test_device_info_reaches_the_card_reader_on_usb(tmp_path: Path) -> None:
+    """The reader simulator on pyusb's path (its backend, firmware_sim/usb_backend.py),
+    asked as ``device info --usb`` asks it."""
+    args = ["--serial", "RD-7", "--firmware-version", "3.0.2"]
+    with SimProcess("reader", tmp_path, secrets.token_bytes(32), args) as sim:
+        reported = sim.control("status")
+        transport = UsbTransport(VENDOR_ID, PRODUCT_ID, backend=SimUsbBackend(str(sim.link_path)))
+        info = ask(transport, sim.key, m.DeviceKind.READER, 2.0)
+    assert describe(info) == [
+        "kind: reader",
+        f"model: {DEFAULT_MODEL[m.DeviceKind.READER]}",
+        "serial: RD-7",
+        "firmware_version: 3.0.2",
+        f"firmware_hash: {reported['firmware_hash']}",
+        f"protocol_version: {m.PROTOCOL_VERSION}",
+    ]
+    assert reported["firmware_hash"] == sim.firmware_hash.hex()
+
+
+def test_device_info_on_usb_without_the_device_is_one_line(tmp_path: Path) -> None:
+    key = tmp_path / "reader.key"
+    write_key(str(key))
+    # This machine has no card reader (and maybe no libusb): either way, one line.
+    one_error(
+        tablectl("device", "info", "--usb", "usb:1209:0001", "--key-file", str(key)),
+        1,
+        "usb:1209:0001",
+    )
+    one_error(
+        tablectl("device", "info", "--usb", "usb:zz", "--key-file", str(key)), 2, "--usb", "usb:zz"
+    )
+    both = tablectl(
+        "device", "info", "--usb", "usb:1209:0001", "--port", "/dev/null", "--key-file", str(key)
+    )
+    assert (
+        both.returncode == 2 and len(both.stderr.splitlines()) == 1 and "not allowed" in both.stderr
     )
 
 
