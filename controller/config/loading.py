@@ -25,7 +25,7 @@ from controller.config.settings import (
 from controller.config.values import Problems, Section
 from controller.games import Game, Rules, game
 from controller.rules.spanish21 import Spanish21Rules
-from drivers.keys import KeyFileError, load_key, read_key_file
+from drivers.keys import KeyFileError, read_key_file
 
 MAX_CONFIG: Final = 1 << 20  # bytes: a table's file is a few hundred
 _NO_DEVICES: Final[tuple[DeviceSettings | None, bool]] = (None, True)  # values.Problems
@@ -120,8 +120,8 @@ def _check_machine(config: Config, problems: Problems) -> None:
     """What the configuration names on this machine, as the daemon would meet it: each
     thing on its own."""
     source = config.source
-    for name, device in config.devices.named().items():
-        problems.check(functools.partial(_key, source, name, device.key_file), None)
+    for name in config.devices.named():
+        problems.check(functools.partial(config.load_key, name), None)
     problems.check(lambda: _journal_place(source, config.journal.path), None)
     runtime_dir = config.api.runtime_dir
     if not os.path.isdir(runtime_dir):
@@ -141,13 +141,6 @@ def _accounts(
     for i, group in enumerate(access.groups):
         if group != access.group:  # said once, as ``group`` (``groups`` defaults to it)
             yield f"{where}.groups[{i}]", group, grp.getgrnam, "group"
-
-
-def _key(source: str, name: str, path: str) -> None:
-    try:
-        load_key(path)
-    except KeyFileError as exc:
-        raise ConfigError(f"{source}: devices.{name}.key_file: {exc}") from None
 
 
 def _journal_place(source: str, journal: str) -> None:
