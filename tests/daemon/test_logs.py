@@ -18,6 +18,7 @@ import pytest
 
 from controller.logformat import PRIORITY
 from tests.support.daemon import NotifySocket, log_records
+from tests.support.journald import in_journald
 
 SENTINEL = "SENTINEL-7d1f-not-for-the-journal"
 
@@ -201,3 +202,39 @@ def test_a_failed_start_in_journald_is_a_log_line_like_the_others(tmp_path: Path
     code, _, err = _tablectl(tmp_path, "run", "--config", str(config))
     assert code == 2 and err.startswith(f"tablectl: error: {config}: table.game: ")
     assert err.count("\n") == 1
+
+
+def test_journald_takes_each_lines_priority_and_keeps_pure_json(tmp_path: Path) -> None:
+    """The daemon as a unit runs it: stdout and stderr one stream to a real journald
+    (tests/support/journald.py). Every message is a JSON object (``journalctl -o cat |
+    jq`` works), stored at its level's priority, so ``-p warning`` shows the warnings
+    and worse and nothing else."""
+    notify = NotifySocket(tmp_path / "notify.sock", reading=False)  # sd_notify_failed
+    try:
+        assert notify.fill() > 0
+        args = [
+            "controller.cli", *SIMULATED, "--rounds", "2", "--seed", "8",
+            "--workdir", str(tmp_path / "t"), "--log-level", "info",
+        ]  # fmt: skip
+        journal = in_journald(tmp_path / "journal", args, {"NOTIFY_SOCKET": str(notify.path)})
+    finally:
+        notify.close()
+    assert journal.code == 0, journal.entries
+    records = [(int(e["PRIORITY"]), json.loads(e["MESSAGE"])) for e in journal.entries]
+    _priorities_match(records)
+    events = [r["event"] for _, r in records]
+    assert "journal_opened" in events and "daemon_stopped" in events  # stdout added none
+    warned = [r for p, r in records if p <= PRIORITY["warning"]]
+    assert warned and [json.loads(line) for line in journal.warning] == warned
+
+
+def test_journald_gets_a_failed_start_as_an_error_line(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nid = "t1"\ngame = "poker"\n')
+    journal = in_journald(tmp_path / "journal", ["controller.cli", "run", "--config", str(config)])
+    assert journal.code == 2
+    ((entry,),) = [journal.entries]
+    failed = json.loads(entry["MESSAGE"])
+    assert (entry["PRIORITY"], failed["event"], failed["status"]) == ("3", "daemon_failed", 2)
+    assert failed["reason"].startswith(f"{config}: table.game: ")
+    assert journal.warning == [entry["MESSAGE"]]
