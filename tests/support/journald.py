@@ -3,8 +3,9 @@ real systemd-journald, which parses each line's ``<N>`` prefix; and what the jou
 then holds, as ``journalctl`` shows it.
 
 The journald is the machine's own binary, started in a private mount namespace
-(``unshare -m``) on tmpfs over /run/systemd, /run/log and /var/log/journal: its
-sockets and files are the test's alone, and the machine's journal is not touched.
+(``unshare -m``) on tmpfs over /run/systemd, /run/log and /var/log/journal, and
+/dev/null over /dev/kmsg: its sockets and files are the test's alone, and the
+machine's journal and kernel log are not touched.
 ``systemd-cat`` connects the command to the journald's stream socket, as systemd does
 for a unit (StandardOutput=journal, StandardError=inherit), and the command is handed
 JOURNAL_STREAM naming that stream, as systemd.exec(5) says.
@@ -31,6 +32,7 @@ mount -t tmpfs tmpfs /run/systemd
 mkdir -p /run/log /var/log/journal
 mount -t tmpfs tmpfs /run/log
 mount -t tmpfs tmpfs /var/log/journal
+mount --bind /dev/null /dev/kmsg  # the machine's kernel log is neither read nor written
 "$JOURNALD" >"$OUT/journald.log" 2>&1 &
 journald=$!
 trap 'kill $journald' EXIT
