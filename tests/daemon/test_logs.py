@@ -238,3 +238,49 @@ def test_journald_gets_a_failed_start_as_an_error_line(tmp_path: Path) -> None:
     assert (entry["PRIORITY"], failed["event"], failed["status"]) == ("3", "daemon_failed", 2)
     assert failed["reason"].startswith(f"{config}: table.game: ")
     assert journal.warning == [entry["MESSAGE"]]
+
+
+# What the daemon's process logs instead of Python printing it: a thread that dies, a
+# warning, a library's standard logging record, then an uncaught exception.
+STRAYS = """
+import logging, sys, threading, warnings
+from controller.logformat import catch_uncaught, configure_logging
+
+configure_logging("warning")
+catch_uncaught()
+
+def dies():
+    sentinel = "SENTINEL_HERE"
+    raise ValueError("thread failed")
+
+thread = threading.Thread(target=dies, name="driver-shoe")
+thread.start()
+thread.join()
+warnings.warn("old api", DeprecationWarning, stacklevel=1)
+logging.getLogger("usb.core").warning("device %s gone", "1209:0001")
+logging.getLogger("usb.core").debug("not shown")
+sentinel = "SENTINEL_HERE"
+raise SystemError("the end")
+""".replace("SENTINEL_HERE", SENTINEL)
+
+
+def test_what_python_would_print_itself_is_one_log_line_each(tmp_path: Path) -> None:
+    proc = _spawn(tmp_path, [sys.executable, "-W", "always", "-c", STRAYS])
+    assert proc.wait(30) == 1
+    err = (tmp_path / "stderr").read_text()
+    records = log_records(err)
+    _priorities_match(records)
+    events = [(r["event"], r["level"]) for _, r in records]
+    assert events == [
+        ("thread_died", "critical"),
+        ("python_warning", "warning"),
+        ("library_log", "warning"),
+        ("uncaught_exception", "critical"),
+    ]
+    died, warned, library, crash = (r for _, r in records)
+    assert died["thread"] == "driver-shoe"
+    assert died["exception"][0]["exc_value"] == "thread failed"
+    assert (warned["category"], warned["message"]) == ("DeprecationWarning", "old api")
+    assert (library["logger"], library["message"]) == ("usb.core", "device 1209:0001 gone")
+    assert crash["exception"][0]["exc_type"] == "SystemError"
+    assert SENTINEL not in err and "Traceback" not in err
