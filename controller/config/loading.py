@@ -82,7 +82,7 @@ def parse_config(data: Mapping[str, Any], source: str, *, check_files: bool = Tr
     if config is not None and check_files:
         _check_machine(config, problems)
     if problems.found:
-        raise problems.error()
+        raise problems.error(source)
     assert config is not None  # a section that failed left a problem
     return config
 

@@ -64,11 +64,12 @@ class Problems:
         if self._failures > before:
             raise Reported("reported")
 
-    def error(self) -> ConfigError:
-        """The file's refusal: its first problem, saying how many more there are."""
+    def error(self, source: str) -> ConfigError:
+        """The refusal of the file ``source``: its first problem, saying how many more
+        there are and what lists them."""
         first, more = self.found[0], len(self.found) - 1
         if more:
-            first += f" (and {more} more: tablectl config check FILE lists them)"
+            first += f" (and {more} more: tablectl config check {source} lists them)"
         return ConfigError(first, tuple(self.found))
 
 

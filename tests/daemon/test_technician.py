@@ -277,7 +277,7 @@ def test_config_check_lists_every_problem_one_line_each_naming_its_key(tmp_path:
     assert "545.13(b)" in result.stdout  # the tie payout's section
     # The daemon says the first, and how many more.
     start = tablectl("run", "--config", str(path))
-    one_error(start, 2, "table.seats", "and 8 more", "tablectl config check")
+    one_error(start, 2, "table.seats", f"(and 8 more: tablectl config check {path} lists them)")
 
 
 def test_config_check_on_a_good_file_says_ok(tmp_path: Path) -> None:
