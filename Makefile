@@ -40,14 +40,17 @@ run: $(VENV)/.installed
 test: lint systemd-tools systemd-container udevadm umockdev deb
 	$(BIN)/pytest
 
-# tests/daemon/test_systemd_unit.py runs systemd-analyze (and systemd-sysusers); installed
-# like python3-venv above when missing and we are root with apt-get.
+# tests/daemon/test_systemd_unit.py runs systemd-analyze (and systemd-sysusers), and
+# tests/daemon/test_logs.py systemd-journald, systemd-cat and journalctl
+# (tests/support/journald.py); installed like python3-venv above when missing and we
+# are root with apt-get.
 .PHONY: systemd-tools
 systemd-tools:
-	@command -v systemd-analyze >/dev/null \
+	@{ command -v systemd-analyze && command -v systemd-cat && command -v journalctl \
+	   && test -x /lib/systemd/systemd-journald; } >/dev/null \
 	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 	       && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd >/dev/null; } \
-	  || { echo "systemd-analyze is missing: install systemd and retry" >&2; exit 1; }
+	  || { echo "systemd-analyze, systemd-journald, systemd-cat or journalctl is missing: install systemd and retry" >&2; exit 1; }
 
 # tests/system boots systemd in systemd-nspawn (package systemd-container); installed
 # the same way when missing.

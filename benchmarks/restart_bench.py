@@ -50,6 +50,7 @@ from daemon_harness import Daemon, daemon, run_args, tablectl  # noqa: E402
 
 from controller.games import game as registry  # noqa: E402
 from controller.journal import SqliteJournal  # noqa: E402
+from controller.journal.sealkey import load_key  # noqa: E402
 from controller.recovery import from_last_snapshot, resume  # noqa: E402
 from controller.table.seal import Sealer  # noqa: E402
 from tools.diagrams import NullDevices, NullJournal  # noqa: E402
@@ -146,8 +147,7 @@ def whole_replay(game: str, workdir: Path) -> dict[str, float]:
     """Replay the journal from row 1 and from its last snapshot, in this process."""
     entry = registry(game)
     make = functools.partial(entry.table, entry.defaults())
-    key_file = workdir / "journal.sealkey"
-    key = bytes.fromhex(key_file.read_text().strip()) if key_file.exists() else None
+    key = load_key(workdir / "journal.sealkey")
     out: dict[str, float] = {}
     for name, read in (
         ("whole", lambda j: list(j.rows())),

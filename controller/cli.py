@@ -1,7 +1,8 @@
 """The ``tablectl`` command line: ``run`` (the daemon, controller/daemon/), the
 console's ``status``, ``events`` and ``send`` (controller/client.py), ``bench``
-(controller/bench/), ``analyze``, ``journal verify`` and ``journal export``. Exit
-codes: docs/cli.md.
+(controller/bench/), ``analyze``, ``journal verify`` and ``journal export``, and the
+technician's ``keygen``, ``device info`` and ``config check`` (controller/technician/).
+Exit codes: docs/cli.md.
 
 A command's module is imported only when that command is given, so ``tablectl run
 --config FILE`` loads neither the bench nor the simulators, and ``run --simulate`` and
@@ -12,14 +13,13 @@ mistake) builds every command's parser, to list them all.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeAlias
 
 from controller.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from controller.logformat import configure_logging  # structlog without rich (drivers/logs.py)
 from controller.version import VersionAction
-from drivers.logs import structlog  # first: structlog without rich (drivers/logs.py)
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[Any]"
 
@@ -28,23 +28,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # One line, not argparse's usage block: "tablectl: error: ...".
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-def configure_logging(level: str = "warning", stream: object = None) -> None:
-    """structlog as JSON lines, one event name per line; tracebacks without locals."""
-    structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.dict_tracebacks,
-            structlog.processors.JSONRenderer(),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(
-            logging.getLevelNamesMapping()[level.upper()]
-        ),
-        logger_factory=structlog.PrintLoggerFactory(stream or sys.stderr),  # type: ignore[arg-type]
-        cache_logger_on_first_use=True,
-    )
 
 
 def _positive(text: str) -> int:
@@ -72,9 +55,11 @@ def _run_parser(sub: Subparsers) -> None:
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller import logformat
     from controller.daemon import arguments
     from controller.daemon import main as daemon
 
+    logformat.catch_uncaught()  # the daemon's stderr holds its log lines alone
     try:
         options = arguments.options(args)
     except arguments.UsageError as exc:
@@ -144,6 +129,18 @@ def _journal(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return journal_verify(args.file)
 
 
+def _technician_parsers(sub: Subparsers) -> None:
+    from controller import technician
+
+    technician.add_parsers(sub)
+
+
+def _technician(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller import technician
+
+    return technician.run(args)
+
+
 Adder: TypeAlias = Callable[[Subparsers], None]
 Runner: TypeAlias = Callable[[argparse.ArgumentParser, argparse.Namespace], int]
 
@@ -157,6 +154,9 @@ _COMMANDS: dict[str, tuple[Adder, Runner]] = {
     "analyze": (_analyze_parser, _analyze),
     "bench": (_bench_parser, _bench),
     "journal": (_journal_parsers, _journal),
+    "keygen": (_technician_parsers, _technician),
+    "device": (_technician_parsers, _technician),
+    "config": (_technician_parsers, _technician),
 }
 
 

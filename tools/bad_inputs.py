@@ -37,6 +37,11 @@ KINDS: Final = (
     ("bench scenarios", r"stack/test_bench\w*", "bad malformed huge_value"),
     ("tablectl command lines", r"daemon/test_(cli|client)", "bad_input"),
     (
+        "technician commands, key files",
+        r"daemon/test_technician",
+        "bad_input refused refuses_to_overwrite another_key without_the_device",
+    ),
+    (
         "journal files damaged or unusable",
         r"daemon/test_journal_(damage|start|errors)",
         JOURNAL_WORDS,

@@ -5,6 +5,7 @@ whether a table has a card reader come from the game registry (controller/games.
 from __future__ import annotations
 
 import datetime
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -12,6 +13,7 @@ from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from controller.config.settings import (
+    Account,
     ApiSettings,
     ConfigError,
     DeviceSettings,
@@ -24,7 +26,7 @@ from controller.config.settings import (
 from controller.config.values import Schema, Section, shown
 from controller.games import NAMES, Game, Rules
 from controller.rules.options import RulesError
-from drivers.usb import parse_usb_spec
+from drivers.usb import UsbAddress, parse_usb_spec
 
 DEFAULT_GAMING_DAY_STARTS: Final = datetime.time(6, 0)
 DEFAULT_LINK_TIMEOUT_MS: Final = 1000  # LinkConfig's default (docs/protocol.md 7.7)
@@ -60,10 +62,34 @@ _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 # Kernel tty names follow plug order: a reboot or a replug can swap the shoe and the
 # shuffler (docs/udev.md).
 _NUMBERED_TTY = re.compile(r"/dev/tty(USB|ACM)[0-9]+")
+_NO_TIME: Final = datetime.time()  # a placeholder (values.Problems)
+_NO_SERIAL: Final = SerialDevice("", "", ())
+_NO_SOCKET: Final = SocketAccess(0, (), ())
+_NO_READER: Final[tuple[UsbDevice | None, bool]] = (None, True)
+_NO_HASHES: Final[tuple[bytes, ...]] = ()
+_NO_ACCOUNT: Final[Account] = 0
+_NO_ACCOUNTS: Final[tuple[Account, ...]] = ()
 _GAME_NAMES: Final = ", ".join(repr(name) for name in NAMES[:-1]) + f" or {NAMES[-1]!r}"
 
 
 def table(section: Section) -> TableSettings:
+    with section.together():
+        table_id = section.check(lambda: _table_id(section), "")
+        game = section.check(lambda: game_name(section), "")
+        timezone = section.check(lambda: _timezone(section), None)
+        starts = section.check(lambda: _time_of_day(section, "gaming_day_starts"), _NO_TIME)
+    return TableSettings(table_id, game, starts, timezone)
+
+
+def game_name(section: Section) -> str:
+    """``[table]``'s ``game``: a name the game registry knows."""
+    game = section.text("game")
+    if game not in NAMES:
+        section.fail("game", f"expected {_GAME_NAMES}, got {game!r}")
+    return game
+
+
+def _table_id(section: Section) -> str:
     table_id = section.text("id")
     if not _TABLE_ID.fullmatch(table_id):
         section.fail(
@@ -71,9 +97,10 @@ def table(section: Section) -> TableSettings:
             "expected 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or "
             f"digit, got {table_id!r}",
         )
-    game = section.text("game")
-    if game not in NAMES:
-        section.fail("game", f"expected {_GAME_NAMES}, got {game!r}")
+    return table_id
+
+
+def _timezone(section: Section) -> str | None:
     timezone = section.optional_text("timezone")
     if timezone is not None:
         try:
@@ -83,7 +110,7 @@ def table(section: Section) -> TableSettings:
                 "timezone",
                 f"unknown time zone {timezone!r}; expected an IANA name such as 'America/New_York'",
             )
-    return TableSettings(table_id, game, _time_of_day(section, "gaming_day_starts"), timezone)
+    return timezone
 
 
 def _time_of_day(section: Section, key: str) -> datetime.time:
@@ -113,6 +140,17 @@ def rules(game: Game, data: Any, source: str) -> Rules:
 def devices(section: Section, game: Game) -> tuple[DeviceSettings, bool]:
     """The devices, and whether the reader lets a player learn the hole card (551.16(l);
     true without a reader, the rules' default)."""
+    with section.together():
+        link_timeout_ms = section.check(lambda: _link_timeout(section), 0)
+        shoe = section.check(lambda: _serial_device(section.table("shoe")), _NO_SERIAL)
+        shuffler = section.check(lambda: _shuffler(section), None)
+        reader, reveals = section.check(lambda: _reader_of(section, game), _NO_READER)
+    settings = DeviceSettings(shoe, shuffler, reader, link_timeout_ms)
+    _distinct(section, settings)
+    return settings, reveals
+
+
+def _link_timeout(section: Section) -> int:
     link_timeout_ms = section.whole("link_timeout_ms", DEFAULT_LINK_TIMEOUT_MS)
     if link_timeout_ms not in LINK_TIMEOUT_MS:
         section.fail(
@@ -120,13 +158,12 @@ def devices(section: Section, game: Game) -> tuple[DeviceSettings, bool]:
             f"{link_timeout_ms} is outside {LINK_TIMEOUT_MS.start} to "
             f"{LINK_TIMEOUT_MS.stop - 1} ms (docs/protocol.md 6.1)",
         )
-    shoe = _serial_device(section.table("shoe"))
+    return link_timeout_ms
+
+
+def _shuffler(section: Section) -> SerialDevice | None:
     shuffler_section = section.optional_table("shuffler")
-    shuffler = None if shuffler_section is None else _serial_device(shuffler_section)
-    reader, reveals = _reader_of(section, game)
-    settings = DeviceSettings(shoe, shuffler, reader, link_timeout_ms)
-    _distinct(section, settings)
-    return settings, reveals
+    return None if shuffler_section is None else _serial_device(shuffler_section)
 
 
 def _reader_of(section: Section, game: Game) -> tuple[UsbDevice | None, bool]:
@@ -150,6 +187,14 @@ def _reader_of(section: Section, game: Game) -> tuple[UsbDevice | None, bool]:
 
 
 def _serial_device(section: Section) -> SerialDevice:
+    with section.together():
+        path = section.check(lambda: _port(section), "")
+        key_file = section.check(lambda: section.absolute_path("key_file"), "")
+        approved = section.check(lambda: _approved(section), _NO_HASHES)
+    return SerialDevice(path, key_file, approved)
+
+
+def _port(section: Section) -> str:
     path = section.absolute_path("path")
     if _NUMBERED_TTY.fullmatch(path):
         section.fail(
@@ -157,16 +202,24 @@ def _serial_device(section: Section) -> SerialDevice:
             f"{path} follows the order devices were plugged in; use a stable name such as "
             f"/dev/tablectl/{section.name.rsplit('.', 1)[-1]} (docs/udev.md)",
         )
-    return SerialDevice(path, section.absolute_path("key_file"), _approved(section))
+    return path
 
 
 def _reader(section: Section) -> UsbDevice:
+    with section.together():
+        address = section.check(lambda: _usb(section), None)
+        key_file = section.check(lambda: section.absolute_path("key_file"), "")
+        approved = section.check(lambda: _approved(section), _NO_HASHES)
+    assert address is not None  # together() let no placeholder out
+    return UsbDevice(address, key_file, approved)
+
+
+def _usb(section: Section) -> UsbAddress:
     spec = section.text("usb")
     try:
-        address = parse_usb_spec(spec)
+        return parse_usb_spec(spec)
     except ValueError:
         section.fail("usb", f"expected usb:VID:PID[:SERIAL], got {spec!r}")
-    return UsbDevice(address, section.absolute_path("key_file"), _approved(section))
 
 
 def _approved(section: Section) -> tuple[bytes, ...]:
@@ -177,15 +230,20 @@ def _approved(section: Section) -> tuple[bytes, ...]:
             "empty; list the SHA-256 of each firmware image approved for this device, or "
             "every one is refused (docs/protocol.md 6.5)",
         )
-    approved: list[bytes] = []
-    for i, value in enumerate(hashes):
-        if not isinstance(value, str) or not _SHA256.fullmatch(value):
-            section.fail(
-                f"approved_firmware[{i}]",
-                f"expected a SHA-256 as 64 hexadecimal digits, got {shown(value)}",
-            )
-        approved.append(bytes.fromhex(value))
-    return tuple(approved)
+    with section.together():
+        return tuple(
+            section.check(functools.partial(_sha256, section, i, v), b"")
+            for i, v in enumerate(hashes)
+        )
+
+
+def _sha256(section: Section, i: int, value: object) -> bytes:
+    if not isinstance(value, str) or not _SHA256.fullmatch(value):
+        section.fail(
+            f"approved_firmware[{i}]",
+            f"expected a SHA-256 as 64 hexadecimal digits, got {shown(value)}",
+        )
+    return bytes.fromhex(value)
 
 
 def _distinct(section: Section, devices: DeviceSettings) -> None:
@@ -213,8 +271,14 @@ def journal(section: Section) -> JournalSettings:
 
 
 def api(section: Section) -> ApiSettings:
-    runtime_dir = section.absolute_path("runtime_dir", DEFAULT_RUNTIME_DIR)
-    access = {name: _socket(section, name) for name in DEFAULT_SOCKET_GROUPS}
+    with section.together():
+        runtime_dir = section.check(
+            lambda: section.absolute_path("runtime_dir", DEFAULT_RUNTIME_DIR), ""
+        )
+        access = {
+            name: section.check(functools.partial(_socket, section, name), _NO_SOCKET)
+            for name in DEFAULT_SOCKET_GROUPS
+        }
     dealer, floor = access["dealer"], access["floor"]
     listed = "groups" in section.data.get("floor", {})  # else floor.group stands in
     for i, group in enumerate(floor.groups):
@@ -231,9 +295,10 @@ def api(section: Section) -> ApiSettings:
 def _socket(api: Section, name: str) -> SocketAccess:
     section = api.table(name, {})
     default_group = DEFAULT_SOCKET_GROUPS[name]
-    group = section.account("group", default_group)
-    users = section.accounts("users", [])
-    groups = section.accounts("groups", [group])
+    with section.together():
+        group = section.check(lambda: section.account("group", default_group), _NO_ACCOUNT)
+        users = section.check(lambda: section.accounts("users", []), _NO_ACCOUNTS)
+        groups = section.check(lambda: section.accounts("groups", [group]), _NO_ACCOUNTS)
     if not users and not groups and name != "events":
         # Nobody could give the table the dealer's or the floorperson's commands.
         api.fail(name, f"users and groups are both empty: nobody could use {name}.sock")

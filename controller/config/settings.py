@@ -22,7 +22,17 @@ Account: TypeAlias = int | str  # a user or group, by number or by name
 
 
 class ConfigError(TablectlError):
-    """The configuration cannot be used; the message is one line naming file and key."""
+    """The configuration cannot be used; the message is one line naming file and key.
+    ``problems``: every problem found in the file, one line each (the message alone
+    when it was not checked whole)."""
+
+    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems or (message,)
+
+
+class ConfigUnreadable(ConfigError):
+    """The file itself cannot be read: there is nothing to check."""
 
 
 @dataclass(frozen=True)
@@ -132,11 +142,14 @@ class Config:
     def load_keys(self) -> dict[str, bytes]:
         """Each configured device's link key by device name; ConfigError naming the
         device's ``key_file`` when a file is missing, unreadable, open to other users
-        or not 64 hexadecimal digits (docs/protocol.md 5.6)."""
-        keys: dict[str, bytes] = {}
-        for name, device in self.devices.named().items():
-            try:
-                keys[name] = load_key(device.key_file)
-            except KeyFileError as exc:
-                raise ConfigError(f"{self.source}: devices.{name}.key_file: {exc}") from None
-        return keys
+        or not 64 hexadecimal digits, or not a small regular file (a FIFO, a device:
+        refused unread, drivers/keys.py; docs/protocol.md 5.6)."""
+        return {name: self.load_key(name) for name in self.devices.named()}
+
+    def load_key(self, name: str) -> bytes:
+        """The link key of the device ``name``, as ``load_keys``."""
+        path = self.devices.named()[name].key_file
+        try:
+            return load_key(path)
+        except KeyFileError as exc:
+            raise ConfigError(f"{self.source}: devices.{name}.key_file: {exc}") from None

@@ -46,6 +46,7 @@ from controller.daemon.sdnotify import Notifier, NotifyEnvError
 from controller.daemon.view import LiveView
 from controller.errors import EXIT_FAILURE, EXIT_USAGE, EXPECTED, fail
 from controller.journal import JournalError
+from controller.logformat import stderr_is_journal
 from controller.recovery import RecoveryError, Snapshots, from_last_snapshot
 from controller.table.core import Table
 from drivers.device import DeviceDriver
@@ -65,7 +66,7 @@ def run(options: Options, out: TextIO, hardware: SimulatedHardware | None = None
     try:
         notifier = Notifier.from_env()
     except NotifyEnvError as exc:
-        return fail(str(exc), EXIT_FAILURE)
+        return _failed(str(exc), EXIT_FAILURE)
     inbox = Inbox()
     previous = {
         signum: signal.signal(signum, lambda n, _f: inbox.stop(n))
@@ -78,7 +79,7 @@ def run(options: Options, out: TextIO, hardware: SimulatedHardware | None = None
             try:
                 config = _configure(options, hardware, cleanup)
             except ConfigError as exc:
-                return fail(str(exc), EXIT_USAGE)
+                return _failed(str(exc), EXIT_USAGE)
             failures: tuple[type[Exception], ...] = (
                 *EXPECTED,
                 JournalError,
@@ -90,12 +91,22 @@ def run(options: Options, out: TextIO, hardware: SimulatedHardware | None = None
             try:
                 return _start(config, options, notifier, inbox, out, hardware, cleanup)
             except ConfigError as exc:  # the key files, read again when the devices start
-                return fail(str(exc), EXIT_USAGE)
+                return _failed(str(exc), EXIT_USAGE)
             except failures as exc:
-                return fail(_cause(config, exc), EXIT_FAILURE)
+                return _failed(_cause(config, exc), EXIT_FAILURE)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _failed(message: str, status: int) -> int:
+    """The daemon's last word, one line: ``tablectl: error: ...`` for a person or a
+    script; when stderr is journald's stream, a log line like every other there (an
+    error, priority 3), so that stream stays JSON (docs/operations.md, "Logs")."""
+    if stderr_is_journal():
+        log.error("daemon_failed", reason=" ".join(message.split()), status=status)
+        return status
+    return fail(message, status)
 
 
 def _cause(config: Config, exc: Exception) -> str:
@@ -151,6 +162,7 @@ def _start(
         cleanup.callback(driver.stop)
     view.start()
     cleanup.callback(view.finish)
+    cleanup.callback(lambda: log.info("daemon_stopped", rounds=view.rounds))
     status.view = view
     loop = TableLoop(
         settings=config.table,

@@ -6,9 +6,9 @@ On a terminal (rich): the layout (seats or boxes with their wagers), the cards a
 dealt, the dealer's prompts, each device's health, the last faults and refusals with
 their section, the round count, redrawn at most every ``REFRESH`` seconds. Asked for
 (``plain``, ``tablectl run --plain``): one plain line per journal entry,
-``TYPE key=value ...``, which is what tests and log collectors read. Anywhere else
-nothing per entry (nobody looks: the journal and events.sock have every row), only
-the last line.
+``TYPE key=value ...``, which is what tests and pipes read. Anywhere else nothing at
+all (nobody looks: the journal and events.sock have every row; under systemd stdout
+is journald's, where the daemon's log is JSON lines: docs/operations.md, "Logs").
 """
 
 from __future__ import annotations
@@ -201,7 +201,8 @@ class LiveView:
             self._live.update(self._render(), refresh=True)
             self._live.stop()
             self._live = None
-        print(f"stopped after {self.rounds} rounds", file=self._out, flush=True)
+        if self._tty or self._plain:  # elsewhere (journald's) stdout is for no one
+            print(f"stopped after {self.rounds} rounds", file=self._out, flush=True)
 
     def _render(self) -> Group:
         from rich.console import Group

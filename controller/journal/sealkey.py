@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.journal.errors import JournalError
+from drivers.keys import KeyFileError, KeyFileMissing, read_key_file
 
 KEY_BYTES: Final = 32  # as controller.table.seal.Sealer draws its own
 _TAG: Final = b"tablectl sealing key fingerprint v1\0"
@@ -27,16 +28,16 @@ def encode_key(key: bytes) -> bytes:
 
 def load_key(path: Path) -> bytes | None:
     """The key in ``path``; None when there is no such file; JournalError when the file
-    is not a sealing key."""
+    is not a sealing key (drivers/keys.py reads it)."""
     try:
-        text = path.read_text(encoding="ascii")
-    except FileNotFoundError:
+        data, _ = read_key_file(str(path), "sealing key")
+    except KeyFileMissing:
         return None
-    except (OSError, UnicodeDecodeError):
-        text = ""
+    except KeyFileError as exc:  # a FIFO, a device, a huge file: refused unread
+        raise JournalError(str(exc)) from None
     try:
-        key = bytes.fromhex(text.strip())
-    except ValueError:
+        key = bytes.fromhex(data.decode("ascii").strip())
+    except (ValueError, UnicodeDecodeError):
         key = b""
     if len(key) < KEY_BYTES:
         raise JournalError(f"{path}: not a sealing key")

@@ -30,7 +30,8 @@ def refusal(
     if info.firmware_hash not in approved:
         return (
             m.RefusalReason.FIRMWARE_NOT_APPROVED,
-            f"firmware {info.firmware_version} hash {info.firmware_hash.hex()[:16]}... "
+            # The whole hash, to be copied into approved_firmware once it is approved.
+            f"firmware {info.firmware_version} hash {info.firmware_hash.hex()} "
             "is not on the approved list",
         )
     return None

@@ -111,7 +111,9 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
 
 
 def test_a_directory_is_not_a_configuration(tmp_path: Path) -> None:
-    assert refused(tmp_path) == f"{tmp_path}: cannot read the configuration: Is a directory"
+    assert refused(tmp_path) == (
+        f"{tmp_path}: cannot read the configuration: is a directory, not a regular file"
+    )
 
 
 def test_a_toml_syntax_error_names_the_line_and_column(tmp_path: Path) -> None:
@@ -861,8 +863,8 @@ def test_an_unreadable_key_file_is_refused(tmp_path: Path) -> None:
     os.remove(path)
     path.mkdir()  # unreadable as a file, whoever runs the test (root included)
     assert check_refusal(data) == (
-        f"table.toml: devices.shuffler.key_file: key file {path} cannot be read: "
-        f"[Errno 21] Is a directory: '{path}'"
+        f"table.toml: devices.shuffler.key_file: key file {path} is a directory, not a "
+        "regular file: refused unread"
     )
 
 
@@ -939,10 +941,13 @@ def test_a_user_that_does_not_exist_is_refused_but_a_uid_is_taken_as_it_is(
 def test_check_files_is_what_load_config_does_by_default(tmp_path: Path) -> None:
     path = write(tmp_path, edited(BACCARAT, "/etc/tablectl/keys", str(tmp_path / "keys")))
     expected = f"{path}: devices.shoe.key_file: key file {tmp_path}/keys/shoe.key does not exist"
-    assert refused(path, check_files=True) == expected
+    # The first problem, and how many more (the machine may lack the groups, the
+    # journal's directory, /run/tablectl: each its own line for ``config check``).
+    message = refused(path, check_files=True)
+    assert message.split(" (and ")[0] == expected
     with pytest.raises(ConfigError) as info:
         load_config(path)
-    assert str(info.value) == expected
+    assert str(info.value) == message and info.value.problems[0] == expected
 
 
 # --------------------------------------------------------------------------- --simulate

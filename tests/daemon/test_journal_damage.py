@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from controller.journal import verify
-from tests.support.daemon import NotifySocket, configured_table, daemon, finish
+from tests.support.daemon import NotifySocket, configured_table, daemon, finish, logged
 from tests.support.journal import cut, files_of, flip, lose, stored_rows
 
 KILL_AFTER_ROUND_2 = {"TABLECTL_FAILPOINTS": "journal.committed:round_end@2"}
@@ -339,7 +339,7 @@ def test_a_device_that_was_acknowledged_past_the_journal_stops_the_table(
         True,
     )
     assert entries.index(halt) > entries.index(gap)
-    (said,) = [json.loads(line) for line in err.splitlines() if "journal_tail_lost" in line]
+    (said,) = logged(err, "journal_tail_lost")
     assert said["detail"] == f"shoe events {drawn[0]}..{drawn[-1]} acknowledged, not in the journal"
 
 

@@ -93,6 +93,8 @@ def test_bad_input_ends_in_one_line_and_status_2(tmp_path: Path) -> None:
     bad_key = tmp_path / "bad.key"
     bad_key.write_text("abc\n")
     bad_key.chmod(0o400)
+    fifo = tmp_path / "fifo.key"
+    os.mkfifo(fifo, 0o400)
     not_json = tmp_path / "f1.json"
     not_json.write_text("{seed: 1")
     wrong_shape = tmp_path / "f2.json"
@@ -109,6 +111,9 @@ def test_bad_input_ends_in_one_line_and_status_2(tmp_path: Path) -> None:
             "does not exist",
         ),
         "bad key": (["reader", "--link", link, "--key-file", str(bad_key)], "64 hexadecimal"),
+        # Refused unread (drivers/keys.py): a FIFO would block, /dev/zero never end.
+        "fifo key": (["reader", "--link", link, "--key-file", str(fifo)], "is a FIFO"),
+        "device key": (["reader", "--link", link, "--key-file", "/dev/zero"], "character device"),
         "faults json": (["reader", *common, "--faults", str(not_json)], "is not valid JSON"),
         "faults shape": (["reader", *common, "--faults", str(wrong_shape)], "unknown rate 'melt'"),
         "link dir": (

@@ -7,6 +7,7 @@ from __future__ import annotations
 import grp
 import json
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -93,12 +94,30 @@ class NotifySocket:
         self.sock.close()
 
 
+LOG_LINE = re.compile(r"<(?P<priority>[0-7])>(?P<json>\{.*\})")
+
+
+def log_records(err: str) -> list[tuple[int, dict[str, Any]]]:
+    """Every line of a log as (priority, record); AssertionError naming the first line
+    that is not ``<N>`` and one JSON object (controller/logformat.py)."""
+    records = []
+    for number, line in enumerate(err.splitlines(), 1):
+        shaped = LOG_LINE.fullmatch(line)
+        assert shaped is not None, f"line {number} is not <N>{{json}}: {line!r}"
+        record = json.loads(shaped["json"])
+        assert isinstance(record, dict), f"line {number} is not a JSON object: {line!r}"
+        records.append((int(shaped["priority"]), record))
+    return records
+
+
 def logged(err: str, event: str) -> list[dict[str, Any]]:
-    """The daemon's log lines (JSON on stderr) of ``event``."""
+    """The daemon's log lines (``<N>`` and JSON on stderr, controller/logformat.py) of
+    ``event``."""
     found = []
     for line in err.splitlines():
-        if line.startswith("{") and f'"{event}"' in line:
-            record = json.loads(line)
+        shaped = LOG_LINE.fullmatch(line)
+        if shaped is not None and f'"{event}"' in line:
+            record = json.loads(shaped["json"])
             if record.get("event") == event:
                 found.append(record)
     return found
