@@ -492,7 +492,9 @@ def test_against_a_simulated_daemon(tmp_path: Path, capsys: pytest.CaptureFixtur
         while True:
             code, out, err = tablectl(capsys, "status", runtime_dir=tmp_path)
             assert code == 0, err
-            if "rounds played" in out:
+            # The sockets open while the devices still connect ("connecting the
+            # devices", a device "connecting"): the playing table comes after.
+            if "rounds played" in out and "connecting" not in out:
                 break
             assert time.monotonic() < deadline, out
             time.sleep(0.02)
