@@ -9,15 +9,7 @@ from pathlib import Path
 
 import pytest
 
-
-def tablectl(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+from tests.support.cli import tablectl
 
 
 def test_simulated_run_is_fixed_by_its_seed(tmp_path: Path) -> None:

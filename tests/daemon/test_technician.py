@@ -6,12 +6,12 @@ each test has a timeout), a character device, a directory, a file too big to be 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import secrets
 import stat
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,19 +27,14 @@ from drivers.keys import MAX_KEY_FILE, load_key, write_key
 from drivers.usb import UsbTransport
 from firmware_sim.harness import SimProcess
 from firmware_sim.usb_backend import SimUsbBackend
+from tests.support.cli import tablectl as _tablectl
 from tests.support.daemon import configured_table
 
+# The technician's commands answer within seconds; a hang (a FIFO read) fails sooner.
+tablectl = functools.partial(_tablectl, timeout=20)
+
+
 HEX64 = re.compile(r"[0-9a-f]{64}")
-
-
-def tablectl(*args: str, timeout: float = 20) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
 
 
 def one_error(result: subprocess.CompletedProcess[str], code: int, *words: str) -> str:
