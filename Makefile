@@ -40,26 +40,28 @@ run: $(VENV)/.installed
 test: lint systemd-tools systemd-container udevadm umockdev deb
 	$(BIN)/pytest
 
+# $(call apt_need,CHECK,PACKAGES,WHAT): the tools a test needs. CHECK (shell) holds, or
+# PACKAGES are installed from Debian when we are root with apt-get (a fresh machine, CI),
+# or one line "WHAT: install PACKAGES and retry" and exit 1 (no comma in the three).
+apt_need = @{ $(1); } >/dev/null 2>&1 \
+	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq \
+	       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; } \
+	  || { echo "$(3): install $(2) and retry" >&2; exit 1; }
+
 # tests/daemon/test_systemd_unit.py runs systemd-analyze (and systemd-sysusers), and
 # tests/daemon/test_logs.py systemd-journald, systemd-cat and journalctl
 # (tests/support/journald.py); installed like python3-venv above when missing and we
 # are root with apt-get.
 .PHONY: systemd-tools
 systemd-tools:
-	@{ command -v systemd-analyze && command -v systemd-cat && command -v journalctl \
-	   && test -x /lib/systemd/systemd-journald; } >/dev/null \
-	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
-	       && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd >/dev/null; } \
-	  || { echo "systemd-analyze, systemd-journald, systemd-cat or journalctl is missing: install systemd and retry" >&2; exit 1; }
+	$(call apt_need,command -v systemd-analyze && command -v systemd-cat && command -v journalctl \
+	  && test -x /lib/systemd/systemd-journald,systemd,systemd-analyze or journald is missing)
 
 # tests/system boots systemd in systemd-nspawn (package systemd-container); installed
 # the same way when missing.
 .PHONY: systemd-container
 systemd-container:
-	@command -v systemd-nspawn >/dev/null \
-	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
-	       && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd-container >/dev/null; } \
-	  || { echo "systemd-nspawn is missing: install systemd-container and retry" >&2; exit 1; }
+	$(call apt_need,command -v systemd-nspawn,systemd-container,systemd-nspawn is missing)
 
 # tests/tools/test_udev.py runs `udevadm verify` (systemd 254 and later; bookworm has 252) on
 # udev/70-tablectl.rules: when it is missing, udev 254 from bookworm-backports is
@@ -75,10 +77,7 @@ $(UDEV_DIR)/bin/udevadm: | $(VENV)/.created
 # /sys for udevadm test); installed from Debian like systemd above when missing.
 .PHONY: umockdev
 umockdev:
-	@command -v umockdev-run >/dev/null \
-	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
-	       && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq umockdev >/dev/null; } \
-	  || { echo "umockdev-run is missing: install umockdev and retry" >&2; exit 1; }
+	$(call apt_need,command -v umockdev-run,umockdev,umockdev-run is missing)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
@@ -117,11 +116,7 @@ deb-path:
 	@echo $(DEB)
 
 deb-tools:
-	@dpkg -s $(DEB_TOOLS) >/dev/null 2>&1 \
-	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq \
-	       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-	          $(DEB_TOOLS) >/dev/null; } \
-	  || { echo "make deb needs $(DEB_TOOLS): install them and retry" >&2; exit 1; }
+	$(call apt_need,dpkg -s $(DEB_TOOLS),$(DEB_TOOLS),a tool of make deb is missing)
 
 # The commit the .deb records: a new one (a commit, or edits making the tree dirty)
 # rebuilds it even when no file is newer.
