@@ -74,6 +74,7 @@ STEPS = (
 )
 FILES = ("table.toml",)
 WORKDIR = "/srv/technician"  # where the package was copied to, in the container
+JOURNAL = "/var/lib/tablectl/journal.db"
 
 # The page's words in capitals, and what the test puts in their place: fixed values
 # here; VERSION is make deb's until the upgrade's package is made; the two hashes are
@@ -315,11 +316,13 @@ def _newer_package(run: Procedure) -> None:
     run.values["VERSION"] = version
     run.seen["pid"] = show(run.machine, "MainPID")["MainPID"]
     run.seen["cursor"] = journal(run.machine)[-1]["__CURSOR"]
+    run.seen["journal"] = str(os.stat(run.machine.path(JOURNAL)).st_ino)
 
 
 def _upgraded_in_order(run: Procedure, output: str) -> None:
     """The daemon stopped before the first file was unpacked and started after the
-    last, a new process on the kept configuration that serves the consoles."""
+    last: a new process, on the configuration and the journal kept, that serves the
+    consoles."""
     entries = journal(run.machine, f"--after-cursor={run.seen['cursor']}")
     stopped = _when(entries, "Stopped tablectl.service")
     started = _when(entries, "Started tablectl.service")
@@ -327,6 +330,7 @@ def _upgraded_in_order(run: Procedure, output: str) -> None:
     assert stopped < min(unpacked) <= max(unpacked) < started, (stopped, unpacked, started)
     assert show(run.machine, "MainPID")["MainPID"] != run.seen["pid"]
     assert 'id = "bac-07"' in run.machine.path("/etc/tablectl/table.toml").read_text()
+    assert str(os.stat(run.machine.path(JOURNAL)).st_ino) == run.seen["journal"]
     status = run.machine.run("runuser", "-u", DEALER, "--", "tablectl", "status").stdout
     assert "devices: shoe connected, shuffler connected" in status, status
 
@@ -360,7 +364,7 @@ def _purged_but_the_journal(run: Procedure, output: str) -> None:
     assert not os.path.lexists(run.machine.path(wants))
     # Verified by this checkout's tablectl, in the container: the package's is gone.
     checkout = str(ROOT / ".venv" / "bin" / "tablectl")
-    verify = run.machine.run(checkout, "journal", "verify", "/var/lib/tablectl/journal.db")
+    verify = run.machine.run(checkout, "journal", "verify", JOURNAL)
     assert re.fullmatch(r"/var/lib/tablectl/journal\.db: \d+ rows, chain intact\n", verify.stdout)
 
 
