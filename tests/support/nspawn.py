@@ -23,6 +23,7 @@ the ``bpf`` system call (``--system-call-filter=bpf``; nspawn's own filter denie
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -219,7 +220,8 @@ class Machine:
                 # The container's init killed ends every process of its PID namespace,
                 # and then nspawn (SIGTERM before init set up its handlers is lost).
                 if leader:
-                    os.kill(leader, signal.SIGKILL)
+                    with contextlib.suppress(ProcessLookupError):  # it just ended
+                        os.kill(leader, signal.SIGKILL)
                 process.kill()
                 process.wait()
                 raise MachineError(f"the container did not halt within {timeout} s") from None
