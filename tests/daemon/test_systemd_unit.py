@@ -263,6 +263,7 @@ def test_tmpfiles_lines_name_only_known_owners_and_shut_out_others() -> None:
         "/etc/tablectl",
         "/etc/tablectl/keys",
         "/etc/tablectl/table.toml",
+        "/var/lib/tablectl",
         "/run/tablectl",
         "/run/tablectl/.dealer-group",
         "/run/tablectl/.floor-group",
@@ -286,6 +287,21 @@ def test_the_runtime_directory_is_made_as_the_unit_would_make_it() -> None:
     owner = (setting({"Service": service}, "Service", "User"), service["Group"][-1])
     assert (run_dir[2], run_dir[3], run_dir[4]) == (service["RuntimeDirectoryMode"][-1], *owner)
     assert service["RuntimeDirectoryPreserve"] == ["yes"]
+
+
+def test_the_state_directory_is_made_at_install_as_the_unit_would_make_it() -> None:
+    """tmpfiles.d makes /var/lib/tablectl at install, for ``tablectl config check``
+    before the first start (docs/operations.md), with the owner and mode that the
+    unit's StateDirectory= gives it at that start, so that systemd changes nothing."""
+    service = read_unit(_unit_text())["Service"]
+    state = f"/var/lib/{service['StateDirectory'][-1]}"
+    entry = next(e for e in _tmpfiles_entries() if e[1] == state)
+    owner = (setting({"Service": service}, "Service", "User"), service["Group"][-1])
+    assert (entry[0], entry[2], entry[3], entry[4]) == (
+        "d",
+        service["StateDirectoryMode"][-1],
+        *owner,
+    )
 
 
 def test_each_socket_has_a_setgid_directory_of_its_group() -> None:

@@ -23,6 +23,7 @@ the ``bpf`` system call (``--system-call-filter=bpf``; nspawn's own filter denie
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -120,11 +121,11 @@ class Machine:
             )
         deadline = started + timeout
         self.leader = self._wait_for_leader(deadline)
-        # Until systemd listens on its private socket, systemctl cannot ask it (and
-        # says nothing on stdout); then --wait waits for the boot's end.
+        # Until systemd listens on its private socket, systemctl cannot ask it: it
+        # says nothing on stdout, or "offline"; then --wait waits for the boot's end.
         while True:
             state = self.run("systemctl", "is-system-running", "--wait", check=False)
-            if state.stdout.strip() or time.monotonic() >= deadline:
+            if state.stdout.strip() not in ("", "offline") or time.monotonic() >= deadline:
                 break
             time.sleep(0.05)
         if state.stdout.strip() not in ("running", "degraded"):
@@ -210,13 +211,18 @@ class Machine:
         killed, and that is an error."""
         if self.process is None:
             return 0
-        process, self.process, self.leader = self.process, None, 0
+        process, leader, self.process, self.leader = self.process, self.leader, None, 0
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             try:
                 return process.wait(timeout)
             except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+                # The container's init killed ends every process of its PID namespace,
+                # and then nspawn (SIGTERM before init set up its handlers is lost).
+                if leader:
+                    with contextlib.suppress(ProcessLookupError):  # it just ended
+                        os.kill(leader, signal.SIGKILL)
+                process.kill()
                 process.wait()
                 raise MachineError(f"the container did not halt within {timeout} s") from None
         return process.returncode

@@ -73,7 +73,8 @@ def deb_version() -> str:
     ).stdout.strip()
 
 
-def _hash(kind: str) -> str:
+def sim_firmware_hash(kind: str) -> str:
+    """The firmware hash the simulator of device ``kind`` reports."""
     device = m.DeviceKind[kind.upper()]
     return firmware_hash(device, DEFAULT_MODEL[device], DEFAULT_FIRMWARE_VERSION).hex()
 
@@ -82,7 +83,8 @@ def table_config() -> str:
     """/etc/tablectl/table.toml: a Baccarat table whose devices are udev's paths."""
     devices = "".join(
         f'[devices.{name}]\npath = "/dev/tablectl/{name}"\n'
-        f'key_file = "/etc/tablectl/keys/{name}.key"\napproved_firmware = ["{_hash(name)}"]\n'
+        f'key_file = "/etc/tablectl/keys/{name}.key"\n'
+        f'approved_firmware = ["{sim_firmware_hash(name)}"]\n'
         for name in DEVICES
     )
     sockets = "".join(f'[api.{name}]\ngroup = "tablectl-{name}"\n' for name in SOCKETS)
@@ -112,7 +114,7 @@ def configure(machine: Machine) -> None:
 {table_config()}EOF
         chown root:tablectl /etc/tablectl/table.toml
         chmod 0640 /etc/tablectl/table.toml
-        mkdir -p /etc/systemd/system/{UNIT}.d /dev/tablectl /run/tablectl-sim
+        mkdir -p /etc/systemd/system/{UNIT}.d
         cat > /etc/systemd/system/{UNIT}.d/test.conf <<'EOF'
 {DROP_IN}EOF
         systemctl daemon-reload
@@ -125,6 +127,7 @@ def start_device(machine: Machine, name: str) -> None:
     """The simulator of device ``name`` as a unit of its own (``sim-NAME``), its pty
     at /dev/tablectl/NAME given group dialout and mode 0660, as udev gives a ttyUSB."""
     link = f"/dev/tablectl/{name}"
+    machine.run("mkdir", "-p", "/dev/tablectl", "/run/tablectl-sim")
     machine.run(
         "systemd-run",
         f"--unit=sim-{name}",
