@@ -14,7 +14,7 @@ Each run, in this order, each as its own process from just before the spawn:
 
 Figures: min / median / max of the runs for each, and each against python -c pass.
 
-Bytecode: an installed tablectl (``pip install .``, docs/operations.md) has its modules
+Bytecode: an installed tablectl (the Debian package, docs/packaging.md) has its modules
 compiled when it is installed and reads them from then on (its systemd unit sets
 PYTHONDONTWRITEBYTECODE=1, which stops writing, not reading). A checkout run under
 PYTHONDONTWRITEBYTECODE=1, as here, never writes its bytecode and compiles every module
