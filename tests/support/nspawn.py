@@ -25,12 +25,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
 from types import TracebackType
+
+from tests.support.paths import ROOT
 
 # The host's enabled units a table box does not run: masked inside the container, so
 # the boot is quick and starts nothing but systemd's own and the tests' units.
@@ -49,6 +52,8 @@ MASKED = (
 )
 
 # Runs as root in a mount namespace of its own (unshare): the overlay, then nspawn.
+# The checkout is bound read-only at its own path: the tests run its simulators and
+# its tablectl inside, and a checkout under /tmp would be hidden by nspawn's own /tmp.
 LAUNCHER = """set -e
 mount -t tmpfs -o mode=0755 tablectl-nspawn /run
 mkdir -p /run/machine/upper /run/machine/work /run/machine/root
@@ -60,7 +65,8 @@ for unit in {masked}; do
 done
 cd /
 exec systemd-nspawn --quiet --directory=/run/machine/root --machine={name} \
-  --register=no --keep-unit --system-call-filter=bpf --boot --console=passive
+  --register=no --keep-unit --system-call-filter=bpf --boot --console=passive \
+  --bind-ro={checkout}
 """
 
 # What a command inside sees: no test's environment leaks in.
@@ -109,7 +115,9 @@ class Machine:
         why = missing_prerequisite()
         if why is not None:
             raise MachineError(why)
-        script = LAUNCHER.format(masked=" ".join(MASKED), name=self.name)
+        script = LAUNCHER.format(
+            masked=" ".join(MASKED), name=self.name, checkout=shlex.quote(str(ROOT))
+        )
         started = time.monotonic()
         with open(self.console_path, "wb") as console:
             self.process = subprocess.Popen(

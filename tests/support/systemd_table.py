@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import secrets
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from drivers import messages as m
 from drivers.identity import DEFAULT_FIRMWARE_VERSION, DEFAULT_MODEL, firmware_hash
@@ -52,6 +54,7 @@ def install(machine: Machine) -> str:
     the user, groups and directories. The version line of the installed tablectl."""
     if not DEB.exists():
         raise MachineError(f"{DEB} is missing: run `make deb` (make test builds it first)")
+    package = copy_in(machine, DEB, f"/var/tmp/tablectl_{deb_version()}_all.deb")
     machine.run(
         "env",
         "DEBIAN_FRONTEND=noninteractive",
@@ -60,10 +63,20 @@ def install(machine: Machine) -> str:
         "--yes",
         "--quiet",
         "--no-install-recommends",
-        str(DEB.resolve()),
+        package,
         timeout=300,
     )
     return machine.run("tablectl", "--version").stdout.strip()
+
+
+def copy_in(machine: Machine, source: Path, inside: str) -> str:
+    """``source`` copied into the container at ``inside`` (its path there). The host's
+    paths are not all the container's: a checkout under /tmp, say, is hidden by the
+    container's own /tmp."""
+    target = machine.path(inside)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return inside
 
 
 def deb_version() -> str:

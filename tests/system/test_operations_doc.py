@@ -45,6 +45,7 @@ from tests.support.systemd_table import (
     DEB,
     DEVICES,
     UNIT,
+    copy_in,
     deb_version,
     journal,
     show,
@@ -230,7 +231,7 @@ def _nothing_after(run: Procedure, output: str) -> None:
 
 
 def _copy_package(run: Procedure) -> None:
-    run.machine.run("cp", str(DEB.resolve()), f"{WORKDIR}/tablectl_{deb_version()}_all.deb")
+    copy_in(run.machine, DEB, f"{WORKDIR}/tablectl_{deb_version()}_all.deb")
 
 
 def _installed_from_this_checkout(run: Procedure, output: str) -> None:
