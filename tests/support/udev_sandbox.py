@@ -148,7 +148,7 @@ def device_nodes(table: Path) -> dict[str, tuple[str, int, int]]:
 # --- Inside the namespace ------------------------------------------------------------
 
 
-def _mount(*args: str) -> None:
+def mount(*args: str) -> None:
     subprocess.run(["mount", *args], check=True, capture_output=True)
 
 
@@ -156,12 +156,12 @@ def private_dev() -> None:
     """A tmpfs over /dev with only KEPT_NODES of the real one, bound in."""
     real = SCRATCH / "dev"
     real.mkdir(parents=True)
-    _mount("--bind", "/dev", str(real))
-    _mount("-t", "tmpfs", "-o", "mode=0755", "udev-sandbox", "/dev")
+    mount("--bind", "/dev", str(real))
+    mount("-t", "tmpfs", "-o", "mode=0755", "udev-sandbox", "/dev")
     for name in KEPT_NODES:
         if (real / name).exists():
             (Path("/dev") / name).touch()
-            _mount("--bind", str(real / name), f"/dev/{name}")
+            mount("--bind", str(real / name), f"/dev/{name}")
     subprocess.run(["umount", str(real)], check=True)
 
 
@@ -169,7 +169,7 @@ def private_rules(rules: Path) -> None:
     """A tmpfs over /run holding ``rules`` alone; every other rules directory emptied."""
     for hidden in HIDDEN:
         if Path(hidden).is_dir():
-            _mount("-t", "tmpfs", "-o", "mode=0755", "udev-sandbox", hidden)
+            mount("-t", "tmpfs", "-o", "mode=0755", "udev-sandbox", hidden)
     RULES_DIR.mkdir(parents=True)
     shutil.copyfile(rules, RULES_DIR / rules.name)
 
@@ -185,7 +185,7 @@ def private_groups() -> dict[str, int]:
             text += f"{name}:x:{gids[name]}:\n"
     copy = SCRATCH / "group"
     copy.write_text(text, encoding="utf-8")
-    _mount("--bind", str(copy), "/etc/group")
+    mount("--bind", str(copy), "/etc/group")
     return {name: gids[name] for name in GROUPS}
 
 
@@ -215,7 +215,7 @@ def state(nodes: list[str]) -> dict[str, Any]:
 
 def outer(request: dict[str, Any]) -> dict[str, Any]:
     """Build the namespace, run the event under umockdev-run, collect the state."""
-    _mount("-t", "tmpfs", "-o", "mode=0755", "udev-sandbox", "/run")
+    mount("-t", "tmpfs", "-o", "mode=0755", "udev-sandbox", "/run")
     SCRATCH.mkdir()
     private_dev()
     private_rules(Path(request["rules"]))

@@ -17,7 +17,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.udev_sandbox import RULES, RULES_DIR, Node, Replay, missing_tools, replay
+from tests.support.docsteps import blocks, not_shown
+from tests.support.paths import ROOT
+from tests.support.udev_daemon import apply
+from tests.support.udev_sandbox import (
+    RULES,
+    RULES_DIR,
+    TABLE,
+    Node,
+    Replay,
+    missing_tools,
+    replay,
+)
 
 SHOE_TTY = "/sys/class/tty/ttyUSB2"
 SHUFFLER_TTY = "/sys/class/tty/ttyUSB1"
@@ -162,3 +173,71 @@ def test_rules_naming_another_serial_leave_the_shoe_unnamed(tmp_path: Path) -> N
     done = replay("add", SHOE_TTY, rules=rules)
     names_and_tags_of_nothing(done)
     assert done.nodes["/dev/ttyUSB2"] == ROOT_0600
+
+
+# --- The procedure's commands, with udevd ---------------------------------------------
+
+OPERATIONS = ROOT / "docs" / "operations.md"
+PROCEDURE_END = "## What the unit allows"  # the procedure is the page above it
+# The words of docs/operations.md's udev steps, as the table's adapters have them.
+SERIALS = {"SHOE_SERIAL": "SHOE0001", "SHUFFLER_SERIAL": "SHUF0001"}
+
+
+def _words(text: str) -> str:
+    for word, value in SERIALS.items():
+        text = text.replace(word, value)
+    return text
+
+
+def procedure_steps(*names: str) -> list[tuple[str, list[str]]]:
+    """The named run blocks of docs/operations.md's procedure, their words replaced:
+    each one's commands and the lines it prints."""
+    found = blocks(OPERATIONS.read_text(encoding="utf-8"), until=PROCEDURE_END)
+    steps = {block.name: block for block in found if block.kind == "run"}
+    return [(_words(steps[n].body), [_words(line) for line in steps[n].shows]) for n in names]
+
+
+def test_the_procedure_s_reload_and_trigger_make_udevd_name_the_devices() -> None:
+    # docs/operations.md, step 4: the rules' copy into /etc/udev/rules.d, then its
+    # udev-apply block (udevadm control --reload, trigger, settle) with systemd-udevd
+    # running; udev-check before it (no names yet) and after it.
+    names = ("udev-rules", "udev-check", "udev-apply", "udev-check")
+    steps = procedure_steps(*names)
+    done = apply([script for script, _ in steps])
+    (rules_rc, rules_out), before, (apply_rc, apply_out), (check_rc, check_out) = done.outputs
+    assert (rules_rc, not_shown(steps[0][1], rules_out)) == (0, None), rules_out
+    assert before[0] != 0 and "/dev/tablectl/" in before[1], before
+    assert apply_rc == 0, apply_out
+    assert (check_rc, not_shown(steps[3][1], check_out)) == (0, None), check_out
+    # udevd started on the packaged file; after the reload it read the technician's
+    # copy alone, which takes the packaged file's place.
+    assert "Received udev control message (RELOAD)" in done.log, "udevd had no reload"
+    reload = done.log.index("Received udev control message (RELOAD)")
+    read = [(n > reload, line) for n, line in enumerate(done.log) if "Reading rules" in line]
+    assert read == [
+        (False, "Reading rules file: /usr/lib/udev/rules.d/70-tablectl.rules"),
+        (True, "Reading rules file: /etc/udev/rules.d/70-tablectl.rules"),
+    ]
+    # The trigger's "change", through the kernel's stand-in, for every device.
+    assert sorted(done.events) == sorted(f"change {p}" for p in _devpaths())
+    assert done.links == {
+        "/dev/tablectl/reader": "../bus/usb/001/005",
+        "/dev/tablectl/shoe": "../ttyUSB2",
+        "/dev/tablectl/shuffler": "../ttyUSB1",
+    }
+    dialout, tablectl = done.gids["dialout"], done.gids["tablectl"]
+    named = {
+        "/dev/ttyUSB2": (0, dialout, 0o660),
+        "/dev/ttyUSB1": (0, dialout, 0o660),
+        "/dev/bus/usb/001/005": (0, tablectl, 0o660),
+    }
+    assert {p: n for p, n in done.nodes.items() if p in named} == named
+    others = {p: n for p, n in done.nodes.items() if p not in named}
+    assert "/dev/ttyUSB0" in others  # the PL2303
+    assert set(others.values()) == {(0, 0, 0o600)}
+    assert [line for line in done.log if line.startswith("ttyUSB0:") and RULES.name in line] == []
+
+
+def _devpaths() -> list[str]:
+    text = TABLE.read_text(encoding="utf-8")
+    return [line[3:] for line in text.splitlines() if line.startswith("P: ")]
