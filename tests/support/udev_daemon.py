@@ -48,6 +48,7 @@ from tests.support.udev_sandbox import (
     mount,
     private_dev,
     private_groups,
+    stage_main,
     state,
 )
 
@@ -233,13 +234,7 @@ def inner(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] not in ("outer", "inner"):
-        print("usage: python -m tests.support.udev_daemon outer|inner REQUEST", file=sys.stderr)
-        return 2
-    request = json.loads(argv[1])
-    found = outer(request) if argv[0] == "outer" else inner(request)
-    print(json.dumps(found))
-    return 0
+    return stage_main("tests.support.udev_daemon", argv, outer, inner)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -247,14 +248,23 @@ def inner(request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def main(argv: list[str]) -> int:
+Stage = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def stage_main(module: str, argv: list[str], outer: Stage, inner: Stage) -> int:
+    """``python -m MODULE outer|inner REQUEST``: the namespace's builder (outer) or what
+    runs in it (inner) on the JSON ``REQUEST``; its findings as JSON on stdout."""
     if len(argv) != 2 or argv[0] not in ("outer", "inner"):
-        print("usage: python -m tests.support.udev_sandbox outer|inner REQUEST", file=sys.stderr)
+        print(f"usage: python -m {module} outer|inner REQUEST", file=sys.stderr)
         return 2
     request = json.loads(argv[1])
     found = outer(request) if argv[0] == "outer" else inner(request)
     print(json.dumps(found))
     return 0
+
+
+def main(argv: list[str]) -> int:
+    return stage_main("tests.support.udev_sandbox", argv, outer, inner)
 
 
 if __name__ == "__main__":
