@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import os
-
 from controller.errors import EXIT_OK, EXIT_USAGE, fail
 from drivers.keys import write_key
 
@@ -12,11 +10,9 @@ from drivers.keys import write_key
 def keygen(path: str) -> int:
     """Write the key; one line naming the file. The key itself is never printed: it is
     given to the device from the file (docs/protocol.md 5.6)."""
-    if os.path.lexists(path):
-        return fail(f"{path} exists already: keygen never overwrites a key", EXIT_USAGE)
     try:
-        write_key(path)
-    except FileExistsError:  # made meanwhile
+        write_key(path)  # refuses whatever is at path, a dangling link too
+    except FileExistsError:
         return fail(f"{path} exists already: keygen never overwrites a key", EXIT_USAGE)
     except OSError as exc:
         return fail(f"cannot write {path}: {exc.strerror or exc}", EXIT_USAGE)
