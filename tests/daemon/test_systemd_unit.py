@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -13,56 +12,13 @@ import pytest
 
 from controller.api.listeners import group_dir
 from tests.support.paths import ROOT
+from tests.support.units import Unit, effective, read_unit, setting, systemd_tool
 
 SYSTEMD = ROOT / "systemd"
 UNIT = SYSTEMD / "tablectl.service"
 SYSUSERS = SYSTEMD / "tablectl.sysusers.conf"
 TMPFILES = SYSTEMD / "tablectl.tmpfiles.conf"
 EXEC_START = "ExecStart=/usr/bin/tablectl run --config /etc/tablectl/table.toml"
-
-Unit = dict[str, dict[str, list[str]]]
-
-
-def read_unit(text: str) -> Unit:
-    """A systemd unit as {section: {key: [every assignment, in order]}}.
-
-    Keys may repeat (DeviceAllow=), so configparser, which keeps one value per
-    key, will not do.
-    """
-    sections: Unit = {}
-    current: dict[str, list[str]] | None = None
-    pending = ""
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not pending and (not line or line[0] in "#;"):
-            continue
-        if line.endswith("\\"):
-            pending += line[:-1].rstrip() + " "
-            continue
-        line, pending = pending + line, ""
-        if line.startswith("[") and line.endswith("]"):
-            current = sections.setdefault(line[1:-1], {})
-            continue
-        key, sep, value = line.partition("=")
-        if not sep or current is None:
-            raise ValueError(f"line {number}: not a key=value line inside a section: {raw!r}")
-        current.setdefault(key.strip(), []).append(value.strip())
-    return sections
-
-
-def effective(values: list[str]) -> list[str]:
-    """What systemd keeps of a list setting: an empty assignment clears the ones before."""
-    kept: list[str] = []
-    for value in values:
-        kept = [] if value == "" else [*kept, value]
-    return kept
-
-
-def setting(unit: Unit, section: str, key: str) -> str | None:
-    """A single-valued setting: the last assignment wins."""
-    values = unit.get(section, {}).get(key)
-    return values[-1] if values else None
-
 
 # What issue 4 requires of the unit, as (section, key, value). For DeviceAllow=
 # each required rule must be among the effective ones; for the rest the value
@@ -162,16 +118,6 @@ def test_unit_reader_keeps_repeated_keys_and_empty_assignments() -> None:
         read_unit("User=outside\n")
 
 
-def _systemd_tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.fail(
-            f"{name} not found: install systemd (apt-get install systemd; "
-            "`make test` does it when run as root) -- these checks must not be skipped"
-        )
-    return path
-
-
 def _verifiable_copy(text: str, tmp_path: Path) -> Path:
     """The unit with ExecStart= pointing at this checkout's tablectl, which exists.
 
@@ -197,7 +143,7 @@ def _verifiable_copy(text: str, tmp_path: Path) -> Path:
 
 def _verify(unit: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [_systemd_tool("systemd-analyze"), "verify", str(unit)],
+        [systemd_tool("systemd-analyze"), "verify", str(unit)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -222,7 +168,7 @@ def test_sysusers_creates_the_user_and_groups_the_unit_runs_as(tmp_path: Path) -
     root = tmp_path / "root"
     (root / "etc").mkdir(parents=True)
     result = subprocess.run(
-        [_systemd_tool("systemd-sysusers"), f"--root={root}", str(SYSUSERS)],
+        [systemd_tool("systemd-sysusers"), f"--root={root}", str(SYSUSERS)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -263,6 +209,7 @@ def test_tmpfiles_lines_name_only_known_owners_and_shut_out_others() -> None:
         "/etc/tablectl",
         "/etc/tablectl/keys",
         "/etc/tablectl/table.toml",
+        "/etc/tablectl/web-users.toml",
         "/var/lib/tablectl",
         "/run/tablectl",
         "/run/tablectl/.dealer-group",
@@ -344,7 +291,7 @@ def test_the_start_limit_holds_five_starts_that_time_out() -> None:
 def test_the_exposure_score_is_at_most_0_6() -> None:
     """docs/operations.md, "Exposure score": systemd-analyze's own measure."""
     result = subprocess.run(
-        [_systemd_tool("systemd-analyze"), "security", "--offline=yes", str(UNIT)],
+        [systemd_tool("systemd-analyze"), "security", "--offline=yes", str(UNIT)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -360,4 +307,4 @@ def test_a_missing_systemd_tool_fails_the_test_rather_than_skipping_it(
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(pytest.fail.Exception, match="systemd-analyze not found: install systemd"):
-        _systemd_tool("systemd-analyze")
+        systemd_tool("systemd-analyze")

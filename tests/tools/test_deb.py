@@ -23,8 +23,10 @@ DEB = ROOT / "dist" / "tablectl.deb"  # make deb's link to dist/tablectl_VERSION
 VENV = "usr/lib/tablectl"
 SITE = f"{VENV}/lib/python3.11/site-packages"
 UNIT = "lib/systemd/system/tablectl.service"  # where bookworm's dh_installsystemd puts it
+WEB_UNIT = "lib/systemd/system/tablectl-web.service"  # the web consoles' (docs/web.md)
 INSTALLED = {  # the package's path: the checkout's file it must hold, byte for byte
     UNIT: "systemd/tablectl.service",
+    WEB_UNIT: "systemd/tablectl-web.service",
     "usr/lib/sysusers.d/tablectl.conf": "systemd/tablectl.sysusers.conf",
     "usr/lib/tmpfiles.d/tablectl.conf": "systemd/tablectl.tmpfiles.conf",
     "usr/lib/udev/rules.d/70-tablectl.rules": "udev/70-tablectl.rules",
@@ -164,10 +166,11 @@ def test_docs_examples_and_the_man_page(deb: Unpacked) -> None:
     for path in tree_files("examples/*.toml"):
         assert (doc / "examples" / path.name).read_bytes() == path.read_bytes(), path
     assert "Apache-2.0" in (doc / "copyright").read_text()
-    # The unit's Documentation= names a file the package has, uncompressed.
-    unit = (deb.root / UNIT).read_text()
-    pages = re.findall(r"^Documentation=file:(\S+)$", unit, flags=re.M)
-    assert pages and [p for p in pages if not (deb.root / p.lstrip("/")).is_file()] == []
+    # Each unit's Documentation= names a file the package has, uncompressed.
+    for name in (UNIT, WEB_UNIT):
+        unit = (deb.root / name).read_text()
+        pages = re.findall(r"^Documentation=file:(\S+)$", unit, flags=re.M)
+        assert pages and [p for p in pages if not (deb.root / p.lstrip("/")).is_file()] == []
     man = subprocess.run(
         ["zcat", deb.root / "usr/share/man/man1/tablectl.1.gz"], capture_output=True, text=True
     ).stdout
@@ -203,12 +206,13 @@ def test_postinst_makes_the_user_then_the_directories_then_the_unit(deb: Unpacke
 def test_the_daemon_stops_before_an_upgrade_unpacks_and_on_remove(deb: Unpacked) -> None:
     """Never running on a mix of two releases' modules (dh_installsystemd
     --no-restart-after-upgrade): the new preinst stops it, postinst starts it."""
-    stop = "deb-systemd-invoke stop 'tablectl.service'"
     preinst, prerm = _script(deb, "preinst"), _script(deb, "prerm")
-    assert '[ "$1" = upgrade ]' in preinst and stop in preinst
-    assert '[ "$1" = remove ]' in prerm and stop in prerm
+    for name in ("tablectl.service", "tablectl-web.service"):
+        stop = f"deb-systemd-invoke stop '{name}'"
+        assert '[ "$1" = upgrade ]' in preinst and stop in preinst
+        assert '[ "$1" = remove ]' in prerm and stop in prerm
+        assert f"deb-systemd-invoke start '{name}'" in _script(deb, "postinst")
     assert "find /usr/lib/tablectl -name __pycache__" in prerm
-    assert "deb-systemd-invoke start 'tablectl.service'" in _script(deb, "postinst")
 
 
 def test_postrm_purges_the_config_keeps_a_journal_and_the_unit_state(deb: Unpacked) -> None:
