@@ -2,10 +2,10 @@
 journal entries (docs/scoreboard.md).
 
 Baccarat and Midibaccarat: the current shoe's bead plate and big road and its counts
-(/work/shared/SCOREBOARDS.md). Spanish 21: the table's state and the dealer's recent
-totals. Only a ``round_end`` entry that is not void puts a result on the board: nothing
-shows before a result is final, and a void round never does. A ``shuffled`` entry (a
-new shoe) clears it.
+(/work/shared/SCOREBOARDS.md). Spanish 21: the table's state and the dealer's totals
+over the last rounds, whatever their shoe. Only a ``round_end`` entry that is not
+void puts a result on the board: nothing shows before a result is final, and a void
+round never does. A ``shuffled`` entry (a new shoe) clears the shoe's results.
 
 ``feed(seq, entry)`` takes the entries in journal order, from the journal
 (controller/boards/history.py) and then from the live stream: an entry at or before
@@ -62,8 +62,7 @@ class Scoreboard:
 
     def _clear(self) -> None:
         self._results = []
-        self._dealer.clear()
-        self._rounds = 0
+        self._rounds = 0  # the dealer's totals stay: the last rounds, whatever the shoe
 
     def _settled(self, entry: Mapping[str, object]) -> None:
         number = entry.get("round")
@@ -89,6 +88,7 @@ class Scoreboard:
             dealer = _cards(entry.get("dealer"))
             self._dealer.append(
                 {
+                    "shoe": entry.get("shoe"),
                     "round": number,
                     "dealer_total": total,
                     "busted": total > 21,
