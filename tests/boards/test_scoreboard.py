@@ -132,7 +132,7 @@ def test_an_entry_seen_already_changes_nothing(two_shoes: Rows) -> None:
 def test_a_void_round_never_appears(tmp_path: Path) -> None:
     """A real bench run whose stacked shoe runs out mid-round: that round is void
     (543.14(e)) and takes no cell."""
-    scenario = json.loads(EXAMPLES / "midibaccarat-cover-card-at-hand-start.json".read_text())
+    scenario = json.loads((EXAMPLES / "midibaccarat-cover-card-at-hand-start.json").read_text())
     scenario["shoe"] = [c for c in scenario["shoe"] if c != "CUT"][:60]
     (tmp_path / "short.json").write_text(json.dumps(scenario))
     run = tablectl("bench", str(tmp_path / "short.json"), "--events", str(tmp_path / "out.jsonl"))
