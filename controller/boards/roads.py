@@ -69,6 +69,49 @@ class _Circle:
         self.row, self.col, self.result, self.ties = row, col, result, ties
 
 
+class _BigRoad:
+    """The big road as it is drawn, circle by circle."""
+
+    def __init__(self) -> None:
+        self.circles: list[_Circle] = []
+        self.used: set[tuple[int, int]] = set()
+        self.carried = 0  # ties before the first circle
+        self.start = -1  # the column the current streak began in
+        self.turned = False  # the current streak runs along a row
+
+    def draw(self, result: Result) -> None:
+        last = self.circles[-1] if self.circles else None
+        if result.winner == "T":
+            if last is None:
+                self.carried += 1
+            else:
+                last.ties += 1
+            return
+        if last is not None and last.result.winner == result.winner:
+            row, col = self._next(last)
+        else:
+            row, col, self.turned = 0, self._free_top(self.start + 1), False
+            self.start = col
+        self.used.add((col, row))
+        self.circles.append(_Circle(row, col, result, self.carried if last is None else 0))
+
+    def _next(self, last: _Circle) -> tuple[int, int]:
+        """Where a streak goes on: down, or once it cannot, right along its row."""
+        row, col = last.row, last.col
+        if not self.turned and row + 1 < ROWS and (col, row + 1) not in self.used:
+            return row + 1, col
+        self.turned = True
+        col += 1
+        while (col, row) in self.used:
+            col += 1
+        return row, col
+
+    def _free_top(self, col: int) -> int:
+        while (col, 0) in self.used:
+            col += 1
+        return col
+
+
 def big_road(results: Iterable[Result]) -> list[dict[str, object]]:
     """The big road's circles, in the order drawn.
 
@@ -77,33 +120,7 @@ def big_road(results: Iterable[Result]) -> list[dict[str, object]]:
     row, or above a used cell, it turns right along that row (the dragon tail) and
     stays there. A new streak starts at the top of the column after the last streak's
     first one, or further right if that top cell is taken."""
-    circles: list[_Circle] = []
-    used: set[tuple[int, int]] = set()
-    carried = 0  # ties before the first circle
-    start = -1  # the column the current streak began in
-    turned = False  # the current streak runs along a row
+    road = _BigRoad()
     for result in results:
-        if result.winner == "T":
-            if circles:
-                circles[-1].ties += 1
-            else:
-                carried += 1
-            continue
-        last = circles[-1] if circles else None
-        if last is not None and last.result.winner == result.winner:
-            row, col = last.row, last.col
-            if not turned and row + 1 < ROWS and (col, row + 1) not in used:
-                row += 1
-            else:
-                turned = True
-                col += 1
-                while (col, row) in used:
-                    col += 1
-        else:
-            row, col, turned = 0, start + 1, False
-            while (col, 0) in used:
-                col += 1
-            start = col
-        used.add((col, row))
-        circles.append(_Circle(row, col, result, carried if last is None else 0))
-    return [_cell(c.row, c.col, c.result, c.ties) for c in circles]
+        road.draw(result)
+    return [_cell(c.row, c.col, c.result, c.ties) for c in road.circles]
