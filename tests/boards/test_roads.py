@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from controller.boards.roads import Result, bead_plate, big_road, is_pair
+from controller.boards.scoreboard import Scoreboard
 
 
 def shoe(winners: str) -> list[Result]:
@@ -105,3 +106,54 @@ def test_pairs_are_the_first_two_cards_of_equal_rank() -> None:
     assert not is_pair(["KD", "4H", "KS"])  # the third card does not count
     assert not is_pair(["KD"])
     assert not is_pair(["KD", None])  # a card not known
+
+
+def round_end(
+    number: int, result: str | None, player: list[str], banker: list[str]
+) -> dict[str, object]:
+    """A round_end entry as the Baccarat table writes it (controller/table/baccarat/)."""
+    return {
+        "type": "round_end", "round": number, "game": "baccarat", "void": result is None,
+        "player": player, "banker": banker, "result": result, "shoe": 1,
+        "natural": any(len(h) == 2 for h in (player, banker)),
+    }  # fmt: skip
+
+
+def test_the_board_marks_pairs_and_naturals_and_skips_a_void_round() -> None:
+    board = Scoreboard("baccarat")
+    entries = [
+        {"type": "shuffled", "shoe": 1, "cards": 416, "how": "shuffler"},
+        round_end(1, "tie", ["4S", "4D", "KH"], ["3C", "AD", "3H"]),  # player pair
+        round_end(2, "banker", ["KD", "QD", "2S"], ["9H", "KS"]),  # no pair: K and Q
+        round_end(3, None, ["10H", "TD"], []),  # void: never shown
+        round_end(4, "banker", ["7S", "AD", "5C"], ["10H", "TD", "8S"]),  # banker pair
+        round_end(5, "player", ["5S", "4H"], ["2C", "3D"]),
+    ]
+    for seq, entry in enumerate(entries, 1):
+        board.feed(seq, entry)
+    view = board.view()
+    beads = view["bead_plate"]["cells"]  # type: ignore[index]
+    marks = [
+        (c["round"], c["winner"], c["banker_pair"], c["player_pair"], c["natural"]) for c in beads
+    ]
+    assert marks == [
+        (1, "T", False, True, False),
+        (2, "B", False, False, True),
+        (4, "B", True, False, False),
+        (5, "P", False, False, True),
+    ]
+    road = view["big_road"]["cells"]  # type: ignore[index]
+    assert [(c["round"], c["row"], c["col"], c["ties"], c["banker_pair"]) for c in road] == [
+        (2, 0, 0, 1, False),  # round 1's tie carried onto the first circle
+        (4, 1, 0, 0, True),
+        (5, 0, 1, 0, False),
+    ]
+    assert view["counts"] == {
+        "rounds": 4, "banker": 2, "player": 1, "tie": 1,
+        "banker_pair": 1, "player_pair": 1, "natural": 2,
+    }  # fmt: skip
+    board.feed(7, {"type": "halt", "cause": "device_lost", "device": "shoe"})
+    assert board.view()["state"] == "play stopped: floorperson called"
+    board.feed(8, {"type": "shuffled", "shoe": 2, "cards": 416, "how": "shuffler"})
+    cleared = board.view()
+    assert cleared["counts"]["rounds"] == 0 and cleared["shoe"] == 2  # type: ignore[index]
