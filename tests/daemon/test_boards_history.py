@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,6 +36,17 @@ def wait_for_rounds(path: Path, rounds: int, timeout: float = 60) -> None:
     raise AssertionError(f"no {rounds} rounds in {path} after {timeout} s")
 
 
+def rows_after(path: Path, seq: int, timeout: float = 60) -> list[tuple[int, Any, float]]:
+    """The rows after row ``seq``, once the daemon has written some."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        more = list(history(path, after=seq))
+        if more:
+            return more
+        time.sleep(0.05)
+    raise AssertionError(f"no row after {seq} in {path} after {timeout} s")
+
+
 def test_a_journal_being_written_is_read_row_by_row_with_its_times(tmp_path: Path) -> None:
     proc = daemon(
         "--simulate", "--game", "baccarat", "--rounds", str(ROUNDS), "--pace-ms", "15",
@@ -46,13 +58,11 @@ def test_a_journal_being_written_is_read_row_by_row_with_its_times(tmp_path: Pat
         refused = tablectl("send", "--floor", "--runtime-dir", str(tmp_path), "floor_clear")
         assert refused.returncode == 3, refused.stdout + refused.stderr
         first = list(history(journal))
-        wait_for_rounds(journal, 6)
         board = Scoreboard("baccarat")
         for seq, entry, _at in first:
             board.feed(seq, entry)
         mid = board.view()
-        more = list(history(journal, after=first[-1][0]))
-        assert more, "the daemon wrote more rows meanwhile"
+        more = rows_after(journal, first[-1][0])
         code, _out, err = finish(proc, timeout=120)
     finally:
         if proc.poll() is None:
