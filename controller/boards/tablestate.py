@@ -44,6 +44,8 @@ class TableState:
             self.halted = False
         elif kind == "prompt" and entry.get("text") == _BETS_PROMPT:
             self.state = BETS_OPEN
+        elif kind == "wager" and entry.get("bet") == "insurance":
+            pass  # Spanish 21's Insurance is wagered in the round (551.10(b))
         elif kind in _MOVES:
             self.state = _MOVES[kind]
         shoe = entry.get("shoe")
