@@ -30,6 +30,7 @@ from controller.daemon.wiring import PublishingJournal
 from controller.errors import EXIT_OK
 from controller.recovery import Snapshots
 from controller.recovery.rounds import ENDS
+from controller.table.accepts import accepts
 from controller.table.core import Table
 from controller.table.events import Command
 from drivers import messages as m
@@ -219,10 +220,16 @@ class TableLoop:
             return
         if isinstance(item, tuple):
             command, ticket = item
-            log.info("command", command=command.name, socket=ticket.socket, uid=ticket.peer.uid)
+            log.info(
+                "command",
+                command=command.name,
+                socket=ticket.socket,
+                uid=ticket.peer.uid,
+                login=ticket.login,
+            )
             # The reply goes out once the command's rows are durable.
             with self.api.handling(ticket), self._corked(), self.journal.batch():
-                self.table.handle(command)
+                self.table.handle(command, login=ticket.login)
             return
         with self._corked(), self.journal.batch():  # one commit; then the acknowledgement
             self.table.handle(item)
@@ -321,6 +328,9 @@ class TableLoop:
             "round": table.round,
             "rounds_played": self.journal.counts["round_end"],
             "devices": dict(self.health),
+            "need": table.need.value,
+            "accepts": accepts(table),
+            "decision": table.decisions(),
         }
 
     def connecting(self) -> str:
