@@ -130,7 +130,7 @@ class SimulatedDevices:
         if control is None:
             path = self.workdir / f"{device}.control"
             if not path.exists():
-                raise PanelError(f"{cmd}: no {device} at this table ({path} is missing)")
+                raise PanelError(f"{device} {cmd}: no {device} at this table ({path} is missing)")
             control = self._controls[device] = SimControl(path, self._timeout)
         try:
             reply = control.request(cmd, **fields)

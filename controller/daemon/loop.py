@@ -126,6 +126,7 @@ class TableLoop:
                 if isinstance(item, Stop):
                     return self._stop(f"signal {signal.Signals(item.signum).name}")
                 after = self._take(item)
+                self._show_status()  # what each input did, for the next status request
                 self._snapshot_if_due()
                 if self._done():
                     return self._stop("rounds played")
@@ -227,9 +228,12 @@ class TableLoop:
                 uid=ticket.peer.uid,
                 login=ticket.login,
             )
-            # The reply goes out once the command's rows are durable.
-            with self.api.handling(ticket), self._corked(), self.journal.batch():
-                self.table.handle(command, login=ticket.login)
+            # The reply goes out once the command's rows are durable, and after the
+            # status they made: a console that asks for it on the result sees them.
+            with self.api.handling(ticket):
+                with self._corked(), self.journal.batch():
+                    self.table.handle(command, login=ticket.login)
+                self._show_status()
             return
         with self._corked(), self.journal.batch():  # one commit; then the acknowledgement
             self.table.handle(item)
@@ -327,6 +331,7 @@ class TableLoop:
             "shoe": table.shoe_number,
             "round": table.round,
             "rounds_played": self.journal.counts["round_end"],
+            "seq": self.journal.file.last_seq,
             "devices": dict(self.health),
             "need": table.need.value,
             "accepts": accepts(table),

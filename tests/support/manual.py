@@ -22,7 +22,7 @@ SHUFFLE_TIMEOUT = 10.0
 class ManualTable:
     """One manual simulated table in ``workdir`` and the hands that play it."""
 
-    def __init__(self, workdir: Path, game: str, seed: int = 7) -> None:
+    def __init__(self, workdir: Path, game: str, seed: int = 7, *args: str) -> None:
         self.workdir = workdir
         self.proc = subprocess.Popen(
             [
@@ -39,20 +39,21 @@ class ManualTable:
                 str(seed),
                 "--workdir",
                 str(workdir),
+                *args,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
         )
         self.panel = SimulatedDevices(workdir)
-        self.sent: list[tuple[str, dict[str, Any]]] = []  # each command and its result
         self._wait_ready()
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise AssertionError(f"the daemon exited: {self.proc.stderr and self.proc.stderr.read()}")
+                err = self.proc.stderr.read() if self.proc.stderr else ""
+                raise AssertionError(f"the daemon exited: {err}")
             if (self.workdir / "events.sock").exists():
                 table = self.status()
                 if table is not None and table["ready"]:
@@ -61,7 +62,16 @@ class ManualTable:
         raise AssertionError("the manual table did not become ready")
 
     def status(self) -> dict[str, Any] | None:
-        return self._status()["table"]  # type: ignore[no-any-return]
+        """The table's snapshot once it is as of the last entry streamed (``seq``): the
+        daemon sets it after each input, the entries go out as they commit."""
+        deadline = time.monotonic() + SHUFFLE_TIMEOUT
+        while True:
+            reply = self._status()
+            table: dict[str, Any] | None = reply["table"]
+            if table is None or table["seq"] == reply["last_seq"]:
+                return table
+            assert time.monotonic() < deadline, f"the status stays behind: {reply}"
+            time.sleep(0.01)
 
     def _status(self) -> dict[str, Any]:
         with Connection(self.workdir / "events.sock") as conn:
@@ -69,13 +79,18 @@ class ManualTable:
 
     def command(self, socket: str, name: str, **args: object) -> dict[str, Any]:
         """One command, as the web sends it (its login named), and its result."""
-        request = {"v": 1, "op": "command", "name": name, "args": args, "login": "tester"}
+        return self.request(
+            socket, {"op": "command", "name": name, "args": args, "login": "tester"}
+        )
+
+    def request(self, socket: str, message: dict[str, object]) -> dict[str, Any]:
+        """One request; the command's result, or the error."""
+        request = {"v": 1, **message}
         with Connection(self.workdir / f"{socket}.sock") as conn:
             conn.send(json.dumps(request))
             while True:
                 reply = conn.receive(5.0)
                 if reply["type"] in ("result", "error"):
-                    self.sent.append((name, reply))
                     return reply
 
     def wait(self, until: Any, what: str, timeout: float = SHUFFLE_TIMEOUT) -> dict[str, Any]:
