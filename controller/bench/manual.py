@@ -25,13 +25,12 @@ import structlog
 
 from controller.bench.scenario import Scenario, next_shoe
 from controller.rules.cards import CUT
+from controller.simpanel import ANSWER, REQUEST
 from controller.table.core import Table
 from controller.table.events import Need
 from drivers import messages as m
 from firmware_sim.harness import SimError, SimProcess
 
-REQUEST: Final = "insert-hole-card.request"  # in the work directory: the panel's ask
-ANSWER: Final = "insert-hole-card.answer"  # this console's answer: {"ok": ..., "error"?}
 POLL: Final = 0.05  # how often the console looks for the panel's request
 
 log = structlog.get_logger("controller.bench")
