@@ -90,7 +90,7 @@ class SimulatedDevices:
         return self._request("shuffler", "jam")
 
     def face_up(self) -> dict[str, Any]:
-        """The shoe's next card comes out face up (545.15(d), 551.16(b))."""
+        """The shoe's next card comes out face up (545.15(d), 551.16(a))."""
         return self._request("shoe", "face_up")
 
     def reader_malfunction(self, code: int) -> dict[str, Any]:
