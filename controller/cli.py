@@ -49,7 +49,9 @@ def _run_parser(sub: Subparsers) -> None:
         help="run one table: --config FILE, or simulated devices with an autoplay dealer",
         description="Run one table's daemon. With --config, the devices, journal and API "
         "of the file; without it (or with --simulate), firmware simulators on "
-        "pseudo-terminals and an autoplay dealer, players and floorperson.",
+        "pseudo-terminals and an autoplay dealer, players and floorperson; with "
+        "--simulate --manual, the same devices played by hand through the API's sockets "
+        "(docs/manual.md).",
     )
     arguments.add_arguments(run, _positive)
     run.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])
@@ -70,7 +72,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     # Only a simulated table loads the bench and the simulators.
     from controller.bench.simulated import SimulatedTable
 
-    simulated = SimulatedTable(options.game, options.seed, options.workdir)
+    simulated = SimulatedTable(options.game, options.seed, options.workdir, manual=options.manual)
     return daemon.run(options, sys.stdout, simulated)
 
 

@@ -87,12 +87,14 @@ class Game:
 
     @functools.cached_property
     def commands(self) -> frozenset[str]:
-        """The console commands its table takes: its game's, and a floorperson's clear,
-        which every table takes (``controller.table.halts``)."""
-        from controller.table.events import FloorClear
+        """The console commands its table takes: its game's, a floorperson's clear, which
+        every table takes (``controller.table.halts``), and the dealer's call for the
+        floorperson (``controller.table.core``)."""
+        from controller.table.events import CallFloor, FloorClear
 
         table = self.table_class()
-        return frozenset({FloorClear.name, *(command.name for command in table.COMMANDS)})
+        names = (command.name for command in table.COMMANDS)
+        return frozenset({FloorClear.name, CallFloor.name, *names})
 
 
 def _baccarat_table() -> type[BaccaratTable]:

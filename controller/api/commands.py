@@ -47,6 +47,7 @@ ROLES: dict[str, Role] = {
     "cards_spread": Role.DEALER,  # 551.5(h)
     "relinquish": Role.DEALER,
     "offer_answer": Role.DEALER,
+    "call_floor": Role.DEALER,
     "floor_clear": Role.FLOOR,
     "permit_wagering": Role.FLOOR,  # 551.6(k)(1)
     "reshuffle": Role.FLOOR,  # 551.5(a), (g)

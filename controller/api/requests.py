@@ -23,7 +23,10 @@ from controller.table.events import Command
 log = structlog.get_logger("controller.api")
 
 MAX_LINE = 64 * 1024  # bytes in one request line, its newline not counted
+MAX_LOGIN = 64  # characters in a command's ``login``
 _OPS = ("hello", "subscribe", "status", "command")
+_KEYS = frozenset({"v", "id", "op"})
+_COMMAND_KEYS = _KEYS | {"name", "args", "login"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +39,7 @@ class Ticket:
     peer: Peer
     request_id: str | int | None
     connection: int
+    login: str | None = None  # who at the console sent it, as the request names them
 
 
 # The daemon's side: queue ``command`` for the table's thread and return True, or
@@ -146,7 +150,7 @@ class Requests:
                 'op must be "hello", "subscribe", "status" or "command"',
                 field="op",
             )
-        allowed = {"v", "id", "op", "name", "args"} if op == "command" else {"v", "id", "op"}
+        allowed = _COMMAND_KEYS if op == "command" else _KEYS
         for key in request:
             if key not in allowed:
                 raise Refused("bad_request", f"unknown key {key!r}", field=key)
@@ -190,6 +194,7 @@ class Requests:
         args = request.get("args", {})
         if not isinstance(args, dict):
             raise Refused("bad_request", "args must be a JSON object", field="args")
+        login = _login(request)
         command = spec.build(args)
         ticket = Ticket(
             self._next_ticket,
@@ -198,6 +203,7 @@ class Requests:
             conn.peer,
             wire.request_id(request),
             conn.number,
+            login,
         )
         if not self._submit(command, ticket):
             raise Refused("busy", "the table cannot take a command now: send it again")
@@ -208,7 +214,23 @@ class Requests:
             socket=conn.listener.name,
             command=name,
             ticket=ticket.number,
+            login=login,
             uid=conn.peer.uid,
             pid=conn.peer.pid,
         )
         return {"type": "accepted", "ticket": ticket.number, "command": name}
+
+
+def _login(request: Mapping[str, object]) -> str | None:
+    """The command's ``login``: who at the console sends it, 1 to 64 printable
+    characters; None when the request names nobody."""
+    if "login" not in request:
+        return None
+    login = request["login"]
+    if not (isinstance(login, str) and 0 < len(login) <= MAX_LOGIN and login.isprintable()):
+        raise Refused(
+            "bad_request",
+            f"login must be a string of 1 to {MAX_LOGIN} printable characters",
+            field="login",
+        )
+    return login

@@ -31,6 +31,7 @@ from firmware_sim.harness import SimError, SimProcess
 # the simulators are spawned: their imports run beside the simulators' start.
 if TYPE_CHECKING:
     from controller.bench.dealer import DealerConsole
+    from controller.bench.manual import ManualConsole
     from controller.journal.observed import ObservedJournal
     from controller.table.core import Table
     from drivers.device import DeviceDriver
@@ -44,12 +45,16 @@ log = structlog.get_logger("controller.bench")
 class SimulatedTable:
     """A simulated table of ``game`` for the daemon: the simulators in ``workdir`` (by
     default a temporary directory, removed at exit), dealing a shoe seeded by ``seed``
-    (by default a random one), played by the bench's autoplay dealer."""
+    (by default a random one), played by the bench's autoplay dealer, or by hand
+    (``manual``: controller/bench/manual.py)."""
 
     errors: Final = (SimError, BenchError)
 
-    def __init__(self, game: Game, seed: int | None, workdir: str | None) -> None:
+    def __init__(
+        self, game: Game, seed: int | None, workdir: str | None, *, manual: bool = False
+    ) -> None:
         self._game = game
+        self._manual = manual
         self._seed = seed
         self._given = workdir
         self._workdir: Path | None = None
@@ -107,10 +112,14 @@ class SimulatedTable:
 
     def console(
         self, table: Table, journal: ObservedJournal, drivers: Mapping[str, DeviceDriver]
-    ) -> DealerConsole:
+    ) -> DealerConsole | ManualConsole:
+        assert self._scenario is not None and self._workdir is not None  # made at start
+        if self._manual:
+            from controller.bench.manual import ManualConsole
+
+            return ManualConsole(self._scenario, table, self._sims, self._workdir)
         from controller.bench.runner import dealer_console
 
-        assert self._scenario is not None  # made with the simulators
         return dealer_console(self._scenario, table, journal, self._sims, drivers)
 
 

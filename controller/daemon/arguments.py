@@ -25,6 +25,7 @@ class Options:
     seed: int | None
     workdir: str | None  # the simulated table's files; None: a temporary directory
     plain: bool = False  # one plain line per journal entry on stdout, terminal or not
+    manual: bool = False  # the simulated table played by hand, through the API (docs/manual.md)
 
 
 def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int]) -> None:
@@ -34,10 +35,18 @@ def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int
     parser.add_argument(
         "--simulate",
         action="store_true",
-        help="run on simulated devices with an autoplay dealer (the default without --config)",
+        help="run on simulated devices with an autoplay dealer, or played by hand with "
+        "--manual (the default without --config)",
     )
     parser.add_argument(
         "--game", choices=NAMES, default="baccarat", help="the simulated table's game"
+    )
+    parser.add_argument(
+        "--manual",
+        action="store_true",
+        help="with --simulate: no autoplay dealer; wagers and decisions come from the "
+        "API's sockets and the simulated devices act only when asked "
+        "(controller/simpanel.py, docs/manual.md)",
     )
     parser.add_argument("--rounds", type=positive, help="stop after this many rounds")
     parser.add_argument(
@@ -77,13 +86,23 @@ def options(args: argparse.Namespace) -> Options:
             ("--workdir", args.workdir is not None),
             ("--pace-ms", args.pace_ms != DEFAULT_PACE_MS),
             ("--rounds", args.rounds is not None),
+            ("--manual", args.manual),
         )
         if given
     ]
     if args.config is not None and simulated_only:
         raise UsageError(f"{simulated_only[0]} is for a simulated table, not with --config")
+    if args.manual and args.pace_ms != DEFAULT_PACE_MS:
+        raise UsageError("--pace-ms is the autoplay dealer's pace, not with --manual")
     if args.pace_ms < 0:
         raise UsageError(f"--pace-ms must be 0 or more, not {args.pace_ms}")
     return Options(
-        args.config, args.game, args.rounds, args.pace_ms, args.seed, args.workdir, args.plain
+        args.config,
+        args.game,
+        args.rounds,
+        0 if args.manual else args.pace_ms,  # by hand: the console answers at once
+        args.seed,
+        args.workdir,
+        args.plain,
+        args.manual,
     )

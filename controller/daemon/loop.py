@@ -30,6 +30,7 @@ from controller.daemon.wiring import PublishingJournal
 from controller.errors import EXIT_OK
 from controller.recovery import Snapshots
 from controller.recovery.rounds import ENDS
+from controller.table.accepts import accepts
 from controller.table.core import Table
 from controller.table.events import Command
 from drivers import messages as m
@@ -125,6 +126,7 @@ class TableLoop:
                 if isinstance(item, Stop):
                     return self._stop(f"signal {signal.Signals(item.signum).name}")
                 after = self._take(item)
+                self._show_status()  # what each input did, for the next status request
                 self._snapshot_if_due()
                 if self._done():
                     return self._stop("rounds played")
@@ -219,10 +221,19 @@ class TableLoop:
             return
         if isinstance(item, tuple):
             command, ticket = item
-            log.info("command", command=command.name, socket=ticket.socket, uid=ticket.peer.uid)
-            # The reply goes out once the command's rows are durable.
-            with self.api.handling(ticket), self._corked(), self.journal.batch():
-                self.table.handle(command)
+            log.info(
+                "command",
+                command=command.name,
+                socket=ticket.socket,
+                uid=ticket.peer.uid,
+                login=ticket.login,
+            )
+            # The reply goes out once the command's rows are durable, and after the
+            # status they made: a console that asks for it on the result sees them.
+            with self.api.handling(ticket):
+                with self._corked(), self.journal.batch():
+                    self.table.handle(command, login=ticket.login)
+                self._show_status()
             return
         with self._corked(), self.journal.batch():  # one commit; then the acknowledgement
             self.table.handle(item)
@@ -320,7 +331,11 @@ class TableLoop:
             "shoe": table.shoe_number,
             "round": table.round,
             "rounds_played": self.journal.counts["round_end"],
+            "seq": self.journal.file.last_seq,
             "devices": dict(self.health),
+            "need": table.need.value,
+            "accepts": accepts(table),
+            "decision": table.decisions(),
         }
 
     def connecting(self) -> str:

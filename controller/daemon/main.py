@@ -41,6 +41,7 @@ from controller.daemon.console import SimulatedHardware
 from controller.daemon.health import no_space, unwritable
 from controller.daemon.inbox import Inbox
 from controller.daemon.integrity import JournalGuard, LostTail
+from controller.daemon.logaside import LogAside, log_path, stderr_is_terminal, view_failure
 from controller.daemon.loop import StatusLine, TableLoop
 from controller.daemon.sdnotify import Notifier, NotifyEnvError
 from controller.daemon.view import LiveView
@@ -145,6 +146,7 @@ def _start(
     run the table's thread; the exit status."""
     status = StatusLine(notifier)
     journal, api, guard = _open(config, inbox, hardware, status, cleanup)
+    aside = _log_aside(config, options, hardware, out, cleanup)
     if hardware is not None:
         hardware.start(cleanup)  # spawned: they come up while the table is built
     drivers, table, snapshots = _rebuilt(config, inbox, hardware, journal)
@@ -153,34 +155,64 @@ def _start(
     console = None if hardware is None else hardware.console(table, journal, drivers)
     if hardware is not None:
         hardware.ready()
-    title = f"tablectl · {config.table.game} table {config.table.id}"
-    view = LiveView(out, title, health, plain=options.plain)
+    view = _view(config, options, health, out, aside)
     journal.watchers.append(view.observe)
     log.info("daemon_starting", table=config.table.id, game=config.table.game)
-    for driver in drivers.values():
-        driver.start()
-        cleanup.callback(driver.stop)
-    view.start()
-    cleanup.callback(view.finish)
-    cleanup.callback(lambda: log.info("daemon_stopped", rounds=view.rounds))
-    status.view = view
-    loop = TableLoop(
-        settings=config.table,
-        options=options,
-        notifier=notifier,
-        status=status,
-        inbox=inbox,
-        api=api,
-        journal=journal,
-        drivers=drivers,
-        table=table,
-        health=health,
-        view=view,
-        console=console,
-        snapshots=snapshots,
-    )
-    status.show(loop.connecting())
-    return loop.run()
+    with view_failure(view.finish, aside):
+        for driver in drivers.values():
+            driver.start()
+            cleanup.callback(driver.stop)
+        view.start()
+        cleanup.callback(view.finish)
+        cleanup.callback(lambda: log.info("daemon_stopped", rounds=view.rounds))
+        status.view = view
+        loop = TableLoop(
+            settings=config.table,
+            options=options,
+            notifier=notifier,
+            status=status,
+            inbox=inbox,
+            api=api,
+            journal=journal,
+            drivers=drivers,
+            table=table,
+            health=health,
+            view=view,
+            console=console,
+            snapshots=snapshots,
+        )
+        status.show(loop.connecting())
+        return loop.run()
+
+
+def _view(
+    config: Config,
+    options: Options,
+    health: Mapping[str, str],
+    out: TextIO,
+    aside: LogAside | None,
+) -> LiveView:
+    title = f"tablectl · {config.table.game} table {config.table.id}"
+    view = LiveView(out, title, health, game=config.table.game, plain=options.plain)
+    view.log_path = None if aside is None else str(aside.path)
+    return view
+
+
+def _log_aside(
+    config: Config,
+    options: Options,
+    hardware: SimulatedHardware | None,
+    out: TextIO,
+    cleanup: contextlib.ExitStack,
+) -> LogAside | None:
+    """While the live view draws on the terminal stderr is on too, the log goes to a
+    file instead (controller/daemon/logaside.py), until the view is gone."""
+    if options.plain or not out.isatty() or not stderr_is_terminal() or stderr_is_journal():
+        return None
+    temporary = hardware is not None and options.workdir is None
+    aside = LogAside(log_path(config.journal.path, temporary))
+    cleanup.callback(aside.restore)  # after the view's finish, registered later
+    return aside
 
 
 def _open(

@@ -2,9 +2,11 @@
 what the table wrote is all it shows, so the hole card is a card back until the
 table's ``reveal`` entry (551.8(e)).
 
-On a terminal (rich): the layout (seats or boxes with their wagers), the cards as
-dealt, the dealer's prompts, each device's health, the last faults and refusals with
-their section, the round count, redrawn at most every ``REFRESH`` seconds. Asked for
+On a terminal (rich): the table model's view (controller/tableview) drawn by
+controller/daemon/screen.py in 80 columns and 24 lines, redrawn at most every
+``REFRESH`` seconds; a round's result stays on screen at least ``HOLD`` seconds, or
+until the next round starts, whichever is later. While it draws, the daemon's log
+goes to a file (controller/daemon/logaside.py), whose path the screen shows. Asked for
 (``plain``, ``tablectl run --plain``): one plain line per journal entry,
 ``TYPE key=value ...``, which is what tests and pipes read. Anywhere else nothing at
 all (nobody looks: the journal and events.sock have every row; under systemd stdout
@@ -15,23 +17,21 @@ from __future__ import annotations
 
 import json
 import time
-from collections import deque
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TextIO
+
+from controller.daemon.screen import render
+from controller.tableview import TableModel
+from controller.tableview.words import rounds_words
 
 # rich is imported by the terminal's view alone, when it starts: a daemon whose stdout
 # is not a terminal (a service's) never loads it.
 if TYPE_CHECKING:
     from rich.console import Group
     from rich.live import Live
-    from rich.text import Text
 
-CARD_BACK = "▒▒"  # a card dealt face down and not revealed
 REFRESH = 0.1  # seconds between two redraws on a terminal
-NOTES = 6  # the last faults and refusals shown
-_SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-_NOTED = ("halt", "refused", "irregularity", "internal_error", "floor_clear", "shuffle_failed")
-
+HOLD = 3.0  # seconds a round's result stays on screen at least
 
 # Fields left out of a plain line: a snapshot's state is for the restart, not a reader.
 _UNSHOWN = {"snapshot": ("table", "recovery")}
@@ -48,15 +48,6 @@ def plain_line(entry: Mapping[str, object]) -> str:
     return f"{entry.get('type')} {fields}".rstrip()
 
 
-def _card(value: object) -> Text:
-    from rich.text import Text
-
-    if not isinstance(value, str) or len(value) != 2:
-        return Text(CARD_BACK, style="blue")
-    red = value[1] in "HD"
-    return Text(value[0] + _SUITS.get(value[1], value[1]), style="bold red" if red else "bold")
-
-
 class LiveView:
     """Follows the table's journal (``observe`` is a journal watcher) and the devices'
     health (``health``, kept by the daemon); ``refresh`` from the table's thread."""
@@ -67,6 +58,7 @@ class LiveView:
         title: str,
         health: Mapping[str, str],
         *,
+        game: str = "baccarat",
         tty: bool | None = None,
         plain: bool = False,
     ) -> None:
@@ -75,102 +67,52 @@ class LiveView:
         self._tty = not plain and (out.isatty() if tty is None else tty)
         self._title = title
         self._health = health
-        self.rounds = 0
-        self._round: object = None
-        self._wagers: dict[str, list[str]] = {}  # seat or box -> "bet amount"
-        self._hands: dict[str, list[object]] = {}  # "player", "banker", "dealer", "box 1.1"
-        self._result = ""
-        self._prompt = ""
-        self._notes: deque[str] = deque(maxlen=NOTES)
-        self._state = ""
+        self.model = TableModel(game)
+        self.log_path: str | None = None  # where the log goes while the view draws
+        self._seq = 0
+        self._status = ""
+        self._held: tuple[dict[str, Any], float] | None = None  # a result, and when
         self._live: Live | None = None
         self._drawn_at = 0.0
-        # What each type of entry changes in the view; any other changes nothing.
-        self._follow: dict[str, Callable[[Mapping[str, object]], None]] = {
-            "wager": self._wager,
-            "dealt": self._dealt,
-            "reveal": self._reveal,
-            "round_end": self._round_end,
-            "prompt": self._prompted,
-            **dict.fromkeys(_NOTED, self._noted),
-        }
+        self._finished = False
+
+    @property
+    def tty(self) -> bool:
+        """Whether the view is to be drawn on a terminal (it owns the terminal)."""
+        return self._tty
+
+    @property
+    def rounds(self) -> int:
+        return self.model.rounds_played
 
     # ------------------------------------------------------------------ input
 
     def observe(self, entry: Mapping[str, object]) -> None:
-        kind = entry.get("type")
+        self._seq += 1
         if self._plain:
             print(plain_line(entry), file=self._out, flush=True)
-        elif not self._tty:  # nobody looks: only the rounds, for the last line
-            if kind == "round_end":
-                self.rounds += 1
-            return
-        follow = self._follow.get(str(kind))
-        if follow is not None:
-            follow(entry)
-
-    def _wager(self, entry: Mapping[str, object]) -> None:
-        self._new_round(entry.get("round"))
-        where = entry.get("box", entry.get("seat"))
-        self._wagers.setdefault(str(where), []).append(f"{entry.get('bet')} {entry.get('amount')}")
-
-    def _dealt(self, entry: Mapping[str, object]) -> None:
-        self._new_round(entry.get("round"))
-        self._hands.setdefault(self._hand_name(entry), []).append(entry.get("card"))
-
-    def _reveal(self, entry: Mapping[str, object]) -> None:
-        dealer = self._hands.get("dealer", [])
-        hidden = [i for i, c in enumerate(dealer) if c is None]
-        if hidden:
-            dealer[hidden[0]] = entry.get("card")
-
-    def _round_end(self, entry: Mapping[str, object]) -> None:
-        self.rounds += 1
-        self._result = self._outcome(entry)
-
-    def _prompted(self, entry: Mapping[str, object]) -> None:
-        self._prompt = str(entry.get("text"))
-
-    def _noted(self, entry: Mapping[str, object]) -> None:
-        self._notes.append(self._note(entry))
+        self.model.feed(self._seq, entry)
+        if self._tty and entry.get("type") in ("round_end", "wagers_returned"):
+            self._held = (self.model.view(), time.monotonic())
 
     def state(self, text: str) -> None:
-        """The table's state line (the daemon's STATUS text)."""
-        self._state = text
+        """The daemon's status line (STATUS=): shown only until the journal says more."""
+        self._status = text
 
-    def _new_round(self, number: object) -> None:
-        if number != self._round:
-            self._round = number
-            self._wagers, self._hands, self._result = {}, {}, ""
-
-    @staticmethod
-    def _hand_name(entry: Mapping[str, object]) -> str:
-        to = entry.get("to")
-        if to is None:  # Baccarat: the Player's or the Banker's Hand
-            return str(entry.get("hand"))
-        if to == "dealer":
-            return "dealer"
-        return f"box {to}.{entry.get('hand', 1)}"
-
-    @staticmethod
-    def _outcome(entry: Mapping[str, object]) -> str:
-        if entry.get("void"):
-            return f"round {entry.get('round')} void"
-        if "result" in entry:
-            return f"round {entry.get('round')}: {entry.get('result')} wins"
-        return f"round {entry.get('round')}: dealer {entry.get('dealer_total')}"
-
-    @staticmethod
-    def _note(entry: Mapping[str, object]) -> str:
-        kind = entry.get("type")
-        section = entry.get("section")
-        what = entry.get("reason") or entry.get("detail") or entry.get("cause") or ""
-        if kind == "refused":
-            what = f"{entry.get('command') or entry.get('event')}: {what}"
-        elif kind == "floor_clear":
-            causes = entry.get("causes")
-            what = ", ".join(str(c) for c in causes) if isinstance(causes, list) else ""
-        return f"{kind} {what}" + (f" ({section})" if section else "")
+    def shown(self, now: float | None = None) -> dict[str, Any]:
+        """The view drawn now: the model's, except that a finished round's table and
+        result stay ``HOLD`` seconds after its end even if the next round has begun."""
+        view = self.model.view()
+        for name, health in self._health.items():
+            view["devices"].setdefault(name, {"health": health, "words": health})
+        if view["result"] is None and self._held is not None:
+            held, since = self._held
+            if (time.monotonic() if now is None else now) - since < HOLD:
+                for key in ("round", "wagers", "hands", "result"):
+                    view[key] = held[key]
+            else:
+                self._held = None
+        return view
 
     # ------------------------------------------------------------------ output
 
@@ -180,7 +122,10 @@ class LiveView:
             from rich.live import Live
 
             console = Console(file=self._out, force_terminal=True)
-            self._live = Live(self._render(), console=console, auto_refresh=False)
+            # The log is never drawn over the view: it goes to a file (logaside.py).
+            self._live = Live(
+                self._render(), console=console, auto_refresh=False, redirect_stderr=False
+            )
             self._live.start()
 
     @property
@@ -197,40 +142,18 @@ class LiveView:
         self._live.update(self._render(), refresh=True)
 
     def finish(self) -> None:
+        if self._finished:
+            return
+        self._finished = True
         if self._live is not None:
             self._live.update(self._render(), refresh=True)
             self._live.stop()
             self._live = None
         if self._tty or self._plain:  # elsewhere (journald's) stdout is for no one
-            print(f"stopped after {self.rounds} rounds", file=self._out, flush=True)
+            stopped = rounds_words(self.rounds).replace(" played", "")
+            log = f"; log: {self.log_path}" if self.log_path else ""
+            print(f"stopped after {stopped}{log}", file=self._out, flush=True)
 
     def _render(self) -> Group:
-        from rich.console import Group
-        from rich.panel import Panel
-        from rich.table import Table
-        from rich.text import Text
-
-        header = Text(f"{self._title} · rounds played {self.rounds}", style="bold")
-        layout = Table(box=None, show_header=True, header_style="dim")
-        layout.add_column("place")
-        layout.add_column("wagers")
-        for where in sorted(self._wagers, key=lambda w: int(w) if w.isdigit() else 0):
-            layout.add_row(where, ", ".join(self._wagers[where]))
-        cards = Table(box=None, show_header=False)
-        cards.add_column("hand")
-        cards.add_column("cards")
-        for hand, dealt in self._hands.items():
-            cards.add_row(hand, Text(" ").join(_card(c) for c in dealt))
-        devices = Table(box=None, show_header=False)
-        for name, health in self._health.items():
-            style = "green" if health == "connected" else "bold red"
-            devices.add_row(name, Text(health, style=style))
-        return Group(
-            header,
-            Text(self._state, style="dim"),
-            Panel(Group(layout, cards, Text(self._result)), title="table"),
-            Panel(Text(self._prompt or "-", style="bold yellow"), title="dealer's prompt"),
-            Panel(devices, title="devices"),
-            Panel(Text("\n".join(self._notes) or "-"), title="faults and refusals"),
-            Text("Ctrl-C stops", style="dim"),
-        )
+        height = self._live.console.height if self._live is not None else 24
+        return render(self.shown(), self._title, self._status, self.log_path, min(height, 24))

@@ -241,7 +241,9 @@ class _Replay(Generic[T]):
                 # process did not write, and the card is not known.
                 raise Unknowable("the reader's answer on a hole card the journal never released")
             self.sinks.day.follow(self.rows, at)
-            self.table.handle(item)
+            # Who gave a command is part of its line: the replay writes it again.
+            login = row.entry.get("login")
+            self.table.handle(item, login=login if isinstance(login, str) else None)
         except RecoveryError:
             raise
         except Exception as exc:

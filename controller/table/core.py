@@ -28,6 +28,7 @@ import structlog
 from transitions import Machine, MachineError
 
 from controller.table.events import (
+    CallFloor,
     Command,
     Devices,
     FloorClear,
@@ -188,10 +189,26 @@ class Table(Halting):
             return Need.FLOOR
         return self._need()
 
-    def handle(self, item: m.Event | Command) -> None:
-        """Take one device event or console command, then whatever it released."""
+    def open_commands(self) -> frozenset[str]:
+        """The commands taken by a handler of the game's own (not a trigger of the
+        machine) that the table takes now (``controller.table.accepts``); a handler may
+        still refuse one for its fields."""
+        return frozenset()
+
+    def decisions(self) -> dict[str, object] | None:
+        """The hand a player decides on now and the decisions allowed on it; None when
+        no decision is due or the game has none."""
+        return None
+
+    def handle(self, item: m.Event | Command, *, login: str | None = None) -> None:
+        """Take one device event or console command, then whatever it released.
+        ``login``: who at the console sent the command, recorded with it (the API's
+        request names it; a replay reads it and ignores it)."""
         if isinstance(item, Command):
-            self._record({"type": "command", "command": item.name, **self._command_fields(item)})
+            entry = {"type": "command", "command": item.name, **self._command_fields(item)}
+            if login is not None:
+                entry["login"] = login
+            self._record(entry)
             self._guard(self._on_command, item)
         else:
             self._record(self._device_entry(item))  # durable before the device forgets it
@@ -340,6 +357,8 @@ class Table(Halting):
             self._on_procedure_event(event)
 
     def _on_command(self, command: Command) -> None:
+        if isinstance(command, CallFloor):
+            return  # its command entry is the record; nothing at the table changes
         if isinstance(command, FloorClear):
             problem = self._clear_problem(command) if self.state == HALTED else self._not_stopped()
             if isinstance(problem, Refusal):

@@ -282,6 +282,20 @@ class OfferAnswer(Command):
         return {"what": self.what, "seat": self.seat, "answer": self.answer}
 
 
+@dataclass(frozen=True, slots=True)
+class CallFloor(Command):
+    """The dealer calls the floorperson to the table (for a dispute, a void, a device,
+    ...). Only journaled: it changes nothing at the table and is taken in every state,
+    a stopped table's included. ``reason``: what the dealer says it is for."""
+
+    reason: str | None = None
+
+    name = "call_floor"
+
+    def fields(self) -> dict[str, object]:
+        return {} if self.reason is None else {"reason": self.reason}
+
+
 class Journal(Protocol):
     """Where a table writes its record, one entry at a time."""
 

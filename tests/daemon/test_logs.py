@@ -128,7 +128,7 @@ def test_the_plain_view_is_on_stdout_alone(tmp_path: Path) -> None:
     records = log_records(err)  # not one plain line among them
     assert any(r["event"] == "journal_opened" for _, r in records)
     lines = out.splitlines()
-    assert lines[-1] == "stopped after 1 rounds"
+    assert lines[-1] == "stopped after 1 round"
     assert sum(line.startswith("round_end ") for line in lines) == 1
     assert not [line for line in lines if line.startswith(("<", "{"))]
 

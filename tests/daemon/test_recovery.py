@@ -15,6 +15,7 @@ from controller.journal import Row, SqliteJournal
 from controller.recovery import RecoveryError, resume
 from controller.table.baccarat import BaccaratTable
 from controller.table.events import (
+    CallFloor,
     FloorClear,
     Journal,
     ManualShuffle,
@@ -371,3 +372,40 @@ def test_driver_positions_pick_up_after_the_last_journaled_event() -> None:
     ]
     rows = [Row(n, "t", e) for n, e in enumerate(entries, start=1)]
     assert driver_positions(rows) == {"shoe": ("S1", 8), "reader": ("R1", 3), "shuffler": ("F2", 2)}
+
+
+def test_commands_given_with_a_login_replay_and_the_replay_keeps_the_logins(
+    tmp_path: Path,
+) -> None:
+    """A command's ``login`` is part of its line (docs/api.md): the replay writes it again
+    as journaled, and a dealer's ``call_floor`` replays as the nothing it changed."""
+    path = tmp_path / "login.sqlite"
+    journal = SqliteJournal(path)
+    table, card = baccarat_hand(journal, Devices(), "baccarat")
+    table.handle(ManualShuffle(), login="floor 1")
+    for token in ["5S", "2C", "3C", "4C", "5C", "7C"]:
+        card(token)
+    table.handle(CallFloor("a dispute"), login="dealer 7")
+    table.handle(Wager(1, "player", 10), login="dealer 7")
+    table.handle(NoMoreBets())
+    journal.close()
+    journal = SqliteJournal(path)
+    before = [r.entry for r in journal.rows()]
+    table2, interrupted = resume(
+        journal.rows(),
+        baccarat("baccarat"),
+        journal=journal,
+        devices=Devices(),
+        sealer=Sealer(),
+        gaming_day=lambda: DAY,
+    )
+    assert interrupted is None and table2.state == "dealing"
+    logins = [(e["command"], e.get("login")) for e in before if e["type"] == "command"]
+    assert logins == [
+        ("manual_shuffle", "floor 1"),
+        ("call_floor", "dealer 7"),
+        ("wager", "dealer 7"),
+        ("no_more_bets", None),
+    ]
+    after = [r.entry for r in journal.rows()]
+    assert after[: len(before)] == before  # nothing journaled is changed

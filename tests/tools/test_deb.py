@@ -123,7 +123,7 @@ def test_the_packaged_environment_plays_a_simulated_table(deb: Unpacked, tmp_pat
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert played.returncode == 0, played.stderr[-2000:]
-    assert played.stdout.splitlines()[-1] == "stopped after 1 rounds"
+    assert played.stdout.splitlines()[-1] == "stopped after 1 round"
 
 
 def test_usr_bin_tablectl_is_the_environments_command(deb: Unpacked) -> None:

@@ -185,6 +185,22 @@ class Offers:
 
     # ------------------------------------------------------------------ relinquishing
 
+    def open_commands(self) -> set[str]:
+        """The offers' commands the procedure takes now: an answer to what is offered,
+        a recut before the cards go in the shoe (545.5(e)), a right given up where the
+        game has it (545.14, 545.15(f))."""
+        names: set[str] = set()
+        state = self._ctx.state()
+        if self._open:
+            names.add("offer_answer")
+        if state == BURN_DUE:
+            names.add("recut")
+        curator = self._sec.curatorship is not None and state == WAGERING
+        reveal = self._ctx.rules.dealing == "players_reveal" and self._round.in_round
+        if curator or reveal:
+            names.add("relinquish")
+        return names
+
     def relinquish(self, command: Relinquish) -> Refusal | None:
         if command.what == "shoe":
             return self._relinquish_shoe(command)

@@ -162,6 +162,11 @@ class BaccaratTable(Table):
 
     # ------------------------------------------------------------------ routing
 
+    def open_commands(self) -> frozenset[str]:
+        names = {"player_leaves"}  # any time: the seat's own wagers refuse it
+        names.update(self._offers.open_commands())
+        return frozenset(names)
+
     def _need(self) -> Need:
         if self.state == SHUFFLE_DUE:
             return Need.SHUFFLE

@@ -98,6 +98,26 @@ class Round(Part):
                 return self.acting, index
         return None
 
+    def decisions(self) -> dict[str, object] | None:
+        """The box and hand in turn and what its player may decide (551.8(f)); a rescue
+        of the box that just doubled is offered with them (551.11(d))."""
+        if self._table.state != PLAYING or self.need() is not Need.DECISION:
+            return None
+        turn = self.turn
+        assert turn is not None  # a decision is due
+        box, index = turn
+        hands = self.hands[box]
+        ctx = box_context(hands, index, up_card=self.dealer[0], peeked=self.peeked)
+        out: dict[str, object] = {
+            "box": box,
+            "hand": index + 1,
+            "allowed": sorted(allowed_decisions(hands[index], ctx)),
+        }
+        rescuable = self.rescuable
+        if rescuable is not None:
+            out["rescue"] = {"box": rescuable[0], "hand": rescuable[1] + 1}
+        return out
+
     def need(self) -> Need:
         """What a round in play waits for: a card, a decision, or the dealer's card."""
         turn = self.turn

@@ -296,6 +296,16 @@ class Spanish21Table(Table):
             return self._round.need()
         return _NEEDS.get(state, Need.CARD)  # burn_due, dealing, dealer_turn: a card
 
+    def open_commands(self) -> frozenset[str]:
+        # The floorperson's: any time play is not stopped, the handler judges the rest.
+        names = {"permit_wagering", "inspect_reader"}
+        if "missed_card" in self.machine.get_triggers(self.state):
+            names.add("missed_card")  # 551.16(f), (h): through its handler
+        return frozenset(names)
+
+    def decisions(self) -> dict[str, object] | None:
+        return self._round.decisions()
+
     def restarted(self) -> None:
         self._reader.restarted()
 
