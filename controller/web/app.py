@@ -59,6 +59,11 @@ def build(options: WebOptions) -> web.Application:
     app[TLS] = options.tls_cert is not None
     app[HUB] = Hub(options.runtime_dir, options.journal)
     static = resources.files("controller.web") / "static"
+    if options.simulated_devices is not None:
+        from controller.web import panel
+
+        panel.install(app, options.simulated_devices)
+    app[auth.PANEL_ON] = options.simulated_devices is not None
     app.add_routes(
         [
             web.get("/", _home),

@@ -23,6 +23,7 @@ SESSIONS: Final = web.AppKey("sessions", Sessions)
 USERS: Final = web.AppKey("users", dict[str, User])
 FAILED: Final = web.AppKey("failed", FailedLogins)
 SECURE: Final = web.AppKey("secure", bool)
+PANEL_ON: Final = web.AppKey("panel_on", bool)  # /dealer shows the simulated devices
 
 
 def session_of(request: web.Request) -> Session | None:

@@ -24,9 +24,12 @@ log = structlog.get_logger("tablectl.web")
 REPLY_TIMEOUT: Final = 10.0  # seconds for a command's result
 RECONNECT_PAUSE: Final = 1.0
 MAX_LINE: Final = 1 << 20
+STATUS_TRIES: Final = 50
+STATUS_PAUSE: Final = 0.02
 
 Entry = dict[str, Any]
-OnEntry = Callable[[int, Entry], None]
+OnEntry = Callable[[int, Entry, float | None], None]
+History = Callable[[int, int | None], list[tuple[int, Entry, float]]]
 OnStatus = Callable[[dict[str, Any] | None], Awaitable[None]]
 
 
@@ -82,7 +85,7 @@ class Bridge:
         runtime_dir: Path,
         on_entry: OnEntry,
         on_status: OnStatus,
-        history: Callable[[int, int | None], list[tuple[int, Entry]]],
+        history: History,
     ) -> None:
         self.runtime_dir = runtime_dir
         self._on_entry = on_entry
@@ -110,14 +113,14 @@ class Bridge:
         finally:
             status.cancel()
 
-    def _feed(self, seq: int, entry: Entry) -> None:
+    def _feed(self, seq: int, entry: Entry, at: float | None = None) -> None:
         if seq <= self.last_seq:
             return
         self.last_seq = seq
         if carries_sealed_card(entry):  # 551.8(e): never relayed
             log.error("web_entry_withheld", seq=seq, entry_type=entry.get("type"))
             return
-        self._on_entry(seq, entry)
+        self._on_entry(seq, entry, at)
 
     async def _stream(self) -> None:
         reader, writer = await _open(self.socket("events"))
@@ -127,10 +130,10 @@ class Bridge:
             if reply.get("type") != "subscribed":
                 raise DaemonError(f"events.sock: {reply.get('message', 'no subscription')}")
             # What the journal holds up to the subscription, then the stream after it.
-            for seq, entry in await asyncio.to_thread(
+            for seq, entry, at in await asyncio.to_thread(
                 self._history, self.last_seq, reply.get("last_seq")
             ):
-                self._feed(seq, entry)
+                self._feed(seq, entry, at)
             self.connected = True
             self._status_wanted.set()
             while True:
@@ -147,14 +150,24 @@ class Bridge:
         while True:
             await self._status_wanted.wait()
             self._status_wanted.clear()
-            table: dict[str, Any] | None = None
-            if self.connected:
-                try:
-                    reply = await ask(self.socket("events"), {"op": "status"}, "status")
-                    table = reply.get("table")
-                except (DaemonError, OSError, ValueError) as exc:
-                    log.warning("web_status_failed", reason=str(exc))
-            await self._on_status(table)
+            await self._on_status(await self._status() if self.connected else None)
+
+    async def _status(self) -> dict[str, Any] | None:
+        """The table's snapshot, asked again (for a while) until it is as of the last
+        entry streamed: the daemon sets it after each input, the entries go out as
+        they commit, so a status asked on an entry may be a moment behind it."""
+        table: dict[str, Any] | None = None
+        for _ in range(STATUS_TRIES):
+            try:
+                reply = await ask(self.socket("events"), {"op": "status"}, "status")
+            except (DaemonError, OSError, ValueError) as exc:
+                log.warning("web_status_failed", reason=str(exc))
+                return table
+            table = reply.get("table")
+            if table is None or table.get("seq", self.last_seq) >= self.last_seq:
+                return table
+            await asyncio.sleep(STATUS_PAUSE)
+        return table
 
     async def hello(self, role: str) -> dict[str, Any]:
         return await ask(self.socket(role), {"op": "hello"}, "hello")

@@ -36,6 +36,11 @@ def add_parser(sub: Any) -> None:
     web.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this certificate")
     web.add_argument("--tls-key", metavar="FILE", help="the certificate's private key")
     web.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+    web.add_argument(
+        "--simulated-devices",
+        metavar="DIR",
+        help="show /dealer's simulated devices panel for the manual table in DIR",
+    )
     inner = web.add_subparsers(dest="web_command")
     passwd = inner.add_parser("passwd", help="set a login's password (read from stdin)")
     passwd.add_argument("users_file", metavar="USERS")

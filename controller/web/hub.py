@@ -4,36 +4,52 @@ bounded queue per open page, each sent its page's view after every batch of entr
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from pathlib import Path
 from typing import Any, Final
 
 from aiohttp import web
 
-from controller.web import history
-from controller.web.bridge import Bridge, DaemonError
-from controller.web.digest import Digest
+from controller.boards.history import history
+from controller.journal import JournalError
+from controller.web.bridge import Bridge, DaemonError, Entry
+from controller.web.models import Models
 
 QUEUE: Final = 64  # updates a page may fall behind before it is disconnected
 VIEWS: Final = {
-    "scoreboard": Digest.scoreboard_view,
-    "dealer": Digest.table_view,
-    "floor": Digest.table_view,
-    "pit": Digest.pit_view,
+    "scoreboard": Models.scoreboard_view,
+    "dealer": Models.table_view,
+    "floor": Models.table_view,
+    "pit": Models.pit_view,
 }
+
+
+def _reader(journal: Path | None) -> Any:
+    """What the journal holds after one seq up to another (none without a journal)."""
+
+    def read(after: int, upto: int | None) -> list[tuple[int, Entry, float]]:
+        if journal is None or upto is None:
+            return []
+        try:
+            return list(itertools.takewhile(lambda row: row[0] <= upto, history(journal, after)))
+        except JournalError:
+            return []
+
+    return read
 
 
 class Hub:
     def __init__(self, runtime_dir: Path, journal: Path | None) -> None:
-        self.digest = Digest()
+        self.models = Models()
         self.journal = journal
         self.status: dict[str, Any] | None = None
-        self.bridge = Bridge(runtime_dir, self.digest.feed, self._updated, history.reader(journal))
+        self.bridge = Bridge(runtime_dir, self.models.feed, self._updated, _reader(journal))
         self._pages: dict[asyncio.Queue[str | None], str] = {}
         self._commands: dict[str, Any] = {}
 
     def message(self, page: str) -> str:
-        view = VIEWS[page](self.digest)
+        view = VIEWS[page](self.models)
         status = self.status if page != "scoreboard" else _public(self.status)
         return json.dumps(
             {
@@ -57,6 +73,8 @@ class Hub:
 
     async def _updated(self, table: dict[str, Any] | None) -> None:
         self.status = table
+        if table is not None:
+            self.models.know(table.get("game"))
         texts = {page: self.message(page) for page in set(self._pages.values())}
         for queue, page in list(self._pages.items()):
             try:

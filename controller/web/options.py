@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.errors import TablectlError
-from controller.journal import JournalError
-from controller.web import history, users
+from controller.journal import JournalError, open_read_only
+from controller.web import users
 from controller.web.users import User
 
 DEFAULT_LISTEN = "127.0.0.1:8080"
@@ -29,6 +29,7 @@ class WebOptions:
     users: dict[str, User]
     tls_cert: str | None
     tls_key: str | None
+    simulated_devices: Path | None = None
 
     @property
     def secure_cookie(self) -> bool:
@@ -67,7 +68,7 @@ def options(args: argparse.Namespace) -> WebOptions:
     journal = Path(args.journal) if args.journal else None
     if journal is not None:
         try:
-            history.check(journal)
+            open_read_only(journal).close()
         except JournalError as exc:
             raise OptionsError(f"--journal: {exc}") from None
     host, port = _listen(args.listen)
@@ -80,4 +81,7 @@ def options(args: argparse.Namespace) -> WebOptions:
     if not known:
         raise OptionsError(f"{args.users}: no users: add one with tablectl web passwd")
     _tls(args.tls_cert, args.tls_key)
-    return WebOptions(runtime, journal, host, port, known, args.tls_cert, args.tls_key)
+    panel = Path(args.simulated_devices) if args.simulated_devices else None
+    if panel is not None and not panel.is_dir():
+        raise OptionsError(f"--simulated-devices {panel}: no such directory")
+    return WebOptions(runtime, journal, host, port, known, args.tls_cert, args.tls_key, panel)

@@ -26,7 +26,7 @@ BODIES: Final = {
 <div id="totals"></div></section>""",
     "dealer": """
 <section id="prompt" class="prompt"></section>
-<section><h2>Waiting for</h2><div id="state"></div></section>
+<section><h2>Waiting for</h2><div id="state"></div><div id="halts"></div></section>
 <section><h2>Layout</h2><div id="wagers"></div><div id="hands"></div></section>
 <section><h2>Last result</h2><div id="result"></div></section>
 <section><h2>Commands</h2><div id="commands"></div><div id="answer" role="status"></div></section>
@@ -34,7 +34,7 @@ BODIES: Final = {
     "floor": """
 <section id="prompt" class="prompt"></section>
 <section><h2>Table</h2><div id="state"></div><div id="devices"></div></section>
-<section><h2>Halts and what clears them</h2><div id="halts"></div></section>
+<section><h2>Faults and what clears them</h2><div id="halts"></div></section>
 <section><h2>Commands</h2><div id="commands"></div><div id="answer" role="status"></div></section>
 <section><h2>Journal</h2><button id="verify" class="big">journal verify</button>
 <pre id="verdict"></pre><div id="recent"></div></section>
@@ -45,6 +45,19 @@ BODIES: Final = {
 <section><h2>Halts</h2><div id="halts"></div></section>
 <section><h2>Refusals</h2><div id="refusals"></div></section>""",
 }
+
+# /dealer's panel for a table played by hand on simulated devices (panel.py).
+PANEL: Final = """
+<section id="panel"><h2>Simulated devices</h2><div class="cmd">
+<button type="button" data-panel="draw">draw a card</button>
+<button type="button" data-panel="shuffle">shuffle</button>
+<button type="button" data-panel="insert_hole_card">insert hole card</button></div>
+<div class="cmd"><button type="button" data-panel="unplug">unplug</button>
+<select id="unplug-device"><option>shoe</option><option>shuffler</option><option>reader</option>
+</select><button type="button" data-panel="jam">jam shuffler</button>
+<button type="button" data-panel="face_up">next card face up</button>
+<button type="button" data-panel="reader_malfunction">reader malfunction</button></div>
+<div id="panel-answer" role="status"></div></section>"""
 
 
 def _nav(session: Session | None) -> str:

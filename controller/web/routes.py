@@ -15,7 +15,7 @@ from aiohttp import WSMsgType, web
 
 from controller.api.commands import ROLES
 from controller.web import csrf, pages
-from controller.web.auth import session_of
+from controller.web.auth import PANEL_ON, session_of
 from controller.web.bridge import DaemonError
 from controller.web.hub import HUB
 from controller.web.sessions import Session
@@ -40,7 +40,8 @@ async def show(request: web.Request) -> web.Response:
         raise web.HTTPSeeOther(f"/login?next=/{page}")
     if not _allowed(session, page):
         return _html(pages.denied_page(session, " or ".join(PAGE_ROLES[page])), 403)
-    return _html(pages.page(page, session))
+    extra = pages.PANEL if page == "dealer" and request.app[PANEL_ON] else ""
+    return _html(pages.page(page, session, pages.BODIES[page] + extra))
 
 
 async def updates(request: web.Request) -> web.WebSocketResponse:

@@ -194,7 +194,14 @@ def test_https_with_a_certificate(tmp_path: Path) -> None:
     )
     users = users_file(tmp_path / "users.toml")
     with web_process(
-        tmp_path, users, "--tls-cert", str(cert), "--tls-key", str(key), scheme="https"
+        tmp_path,
+        users,
+        "--tls-cert",
+        str(cert),
+        "--tls-key",
+        str(key),
+        scheme="https",
+        journal=False,
     ) as w:
         context = ssl.create_default_context(cafile=str(cert))
         client = Client(w.base, context)

@@ -1,4 +1,6 @@
-// Fills a page from its WebSocket's updates; commands are POSTs carrying the CSRF token.
+// Fills a page from its WebSocket's updates (the server's views: controller/web/models.py);
+// commands are POSTs carrying the session's CSRF token. No card value is ever computed
+// here: a sealed card is null in every view and is drawn face down.
 "use strict";
 const page = document.body.dataset.page;
 const csrf = document.querySelector('meta[name="csrf"]').content;
@@ -13,19 +15,18 @@ function el(tag, attrs, ...kids) {
   return node;
 }
 function fill(id, ...kids) { const n = $(id); if (n) n.replaceChildren(...kids); }
-function words(text) { return String(text).replaceAll("_", " "); }
+function words(text) { return String(text ?? "").replaceAll("_", " "); }
+function section(s) { return s ? ` (${s})` : ""; }
 
 function card(token) {
-  return el("span", { class: token === "sealed" ? "card sealed" : "card" },
-    token === "sealed" ? "sealed" : token);
+  return token === null ? el("span", { class: "card sealed" }, "face down") : el("span", { class: "card" }, token);
 }
 
-function stateLines(status, connected) {
+function stateLines(view, status, connected) {
   if (!connected) return [el("p", { class: "error" }, "The daemon cannot be reached.")];
-  if (!status) return [el("p", {}, "No table yet.")];
-  const lines = [el("p", { id: "table-state" }, `${status.id || "table"}: ${words(status.state)}` +
-    (status.round ? `, round ${status.round}` : "") + (status.shoe ? `, shoe ${status.shoe}` : ""))];
-  if (status.need) lines.push(el("p", { id: "need" }, `Waiting for: ${status.need}`));
+  const lines = [el("p", { id: "table-state" }, `${words(view.state || (status && status.state) || "no table yet")}` +
+    (view.round ? `, round ${view.round}` : "") + (view.shoe ? `, shoe ${view.shoe}` : ""))];
+  if (status && status.need) lines.push(el("p", { id: "need" }, `Waiting for: ${words(status.need)}`));
   return lines;
 }
 
@@ -35,59 +36,86 @@ function devices(status) {
     el("tr", {}, el("th", {}, n), el("td", {}, s))))];
 }
 
-function refusals(view) {
-  return (view.refusals || []).slice().reverse().map((r) =>
-    el("p", { class: "refused" }, `${words(r.what)}: ${r.reason}` + (r.section ? ` (${r.section})` : "")));
+function refusals(list) {
+  return (list || []).slice().reverse().map((r) =>
+    el("p", { class: "refused" }, `${words(r.command || r.what || r.type)}: ${r.reason || ""}${section(r.section)}`));
 }
 
-function halts(view) {
-  if (!(view.halts || []).length) return [el("p", {}, "No halt.")];
-  return view.halts.map((h) => el("p", { class: "error" },
-    `${words(h.cause)}${h.device ? " (" + h.device + ")" : ""}: ${h.detail || ""}` +
-    (h.needs_repair ? " — needs a repair, then floor clear" : " — floor clear") +
-    (h.section ? ` (${h.section})` : "")));
+function faults(view) {
+  const list = view.faults || [];
+  const clearing = view.clearing || [];
+  if (!list.length && !clearing.length) return [el("p", {}, "No fault.")];
+  return [...list.map((f) => el("p", { class: "error" }, `${words(f.words || f.cause || f.type)}${f.device ? " (" + f.device + ")" : ""}${section(f.section)}`)),
+    ...clearing.map((c) => el("p", { class: "clearing" }, `To clear: ${c}`))];
+}
+
+function resultText(r) {
+  if (!r) return "None yet.";
+  let text = `Round ${r.round}: ${r.words}`;
+  if (r.player_total !== undefined) text += ` — player ${r.player_total}, banker ${r.banker_total}`;
+  return text;
+}
+
+function payouts(r) {
+  if (!r) return [];
+  const rows = [];
+  for (const [seat, s] of Object.entries(r.seats || {}))
+    rows.push(el("tr", {}, el("td", {}, `seat ${seat}`), el("td", {}, `net ${s.net}`),
+      el("td", {}, Number(s.vigorish) ? `commission ${s.vigorish}` : "")));
+  for (const [box, b] of Object.entries(r.boxes || {}))
+    rows.push(el("tr", {}, el("td", {}, `box ${box}`),
+      el("td", {}, (b.hands || []).map((h) => `${h.total} ${h.words} ${h.net}`).join("; ")), el("td", {}, `net ${b.net}`)));
+  return rows.length ? [el("table", {}, ...rows)] : [];
 }
 
 function layout(view) {
-  fill("wagers", ...(view.wagers || []).map((w) => el("p", {}, `${w.place}: ${words(w.bet)} ${w.amount}`)));
-  fill("hands", ...Object.entries(view.hands || {}).map(([who, cards]) =>
-    el("p", {}, `${who}: `, ...cards.map(card))));
-  const r = view.result;
-  if (!r) { fill("result", "None yet."); return; }
-  const text = r.result ? `${r.result} wins${r.natural ? " (natural)" : ""}: player ${r.player_total}, banker ${r.banker_total}`
-    : `dealer ${r.dealer_total}`;
-  fill("result", el("p", { id: "result-text" }, `Round ${r.round}: ${text}`));
+  fill("wagers", ...Object.entries(view.wagers || {}).map(([place, bets]) =>
+    el("p", {}, `${place}: ` + bets.map((b) => `${words(b.bet)} ${b.amount}`).join(", "))));
+  fill("hands", ...(view.hands || []).map((h) => el("p", { class: "hand", "data-place": h.place },
+    `${h.place}${h.hand > 1 ? " hand " + h.hand : ""}: `, ...h.cards.map(card),
+    h.total !== undefined && h.total !== null ? ` = ${h.total}${h.soft ? " soft" : ""}${h.bust ? " BUST" : ""}` : "")));
+  fill("result", el("p", { id: "result-text" }, resultText(view.result)), ...payouts(view.result));
 }
 
-let specs = null;
+let specs = {};
 async function loadCommands() {
   const reply = await fetch("/api/commands", { credentials: "same-origin" });
   specs = (await reply.json()).commands || {};
 }
 
-function commandForm(name, fields) {
+function commandForm(name, fields, preset) {
   const inputs = {};
   const form = el("div", { class: "cmd", "data-command": name });
+  const button = el("button", { type: "button", "data-name": name }, preset ? `${words(name)} ${preset.decision}` : words(name));
+  form.append(button);
   for (const [field, spec] of Object.entries(fields)) {
+    if (preset && field in preset) continue;
     const input = el("input", { name: field, placeholder: field + (spec.required ? "" : " (optional)"),
       type: spec.type === "bool" ? "checkbox" : spec.type === "int" ? "number" : "text" });
     inputs[field] = [input, spec];
     form.append(input);
   }
-  const button = el("button", { type: "button" }, words(name));
-  button.addEventListener("click", () => send(name, inputs));
-  form.prepend(button);
+  button.addEventListener("click", () => send(name, inputs, preset || {}));
   return form;
 }
 
 function showCommands(status) {
-  if (!specs || !$("commands")) return;
+  if (!$("commands")) return;
   const accepts = status && status.accepts;
   const names = Object.keys(specs).filter((n) => !accepts || accepts.includes(n));
-  const shown = $("commands").dataset.names;
-  if (shown === names.join(",")) return;
-  $("commands").dataset.names = names.join(",");
-  fill("commands", ...names.map((n) => commandForm(n, specs[n])));
+  const decision = status && status.decision;
+  const key = names.join(",") + JSON.stringify(decision);
+  if ($("commands").dataset.key === key) return;
+  $("commands").dataset.key = key;
+  const forms = [];
+  for (const n of names) {
+    if (n === "decision" && decision) {
+      for (const d of decision.allowed || [])
+        forms.push(commandForm(n, specs[n], { box: decision.box, decision: d }));
+      if (decision.rescue) forms.push(commandForm(n, specs[n], { box: decision.box, decision: "rescue" }));
+    } else forms.push(commandForm(n, specs[n]));
+  }
+  fill("commands", ...forms);
 }
 
 function value(input, spec) {
@@ -97,8 +125,8 @@ function value(input, spec) {
   return input.value;
 }
 
-async function send(name, inputs) {
-  const args = {};
+async function send(name, inputs, preset) {
+  const args = { ...preset };
   for (const [field, [input, spec]] of Object.entries(inputs)) {
     const v = value(input, spec);
     if (v !== undefined) args[field] = v;
@@ -116,58 +144,84 @@ async function post(url, body, then) {
 function showAnswer(a) {
   let text, cls = "refused";
   if (a.outcome === "done") { text = `${words(a.command)}: done`; cls = "done"; }
-  else if (a.outcome === "refused") text = `${words(a.command)} refused: ${a.reason}` + (a.section ? ` (${a.section})` : "");
+  else if (a.outcome === "refused") text = `${words(a.command)} refused: ${a.reason}${section(a.section)}`;
   else text = a.message || "refused";
   fill("answer", el("p", { class: cls, id: "answer-text" }, text));
 }
 
-function scoreboard(view, status) {
-  const counts = view.counts || {};
-  fill("counts", el("p", { id: "count-text" }, ["banker", "player", "tie"].map((k) => `${k} ${counts[k] || 0}`).join(" · ")));
-  fill("bead", ...(view.results || []).map((r) => el("div",
-    { class: `bead ${r.result}${r.natural ? " natural" : ""}`, "data-round": r.round }, r.result[0].toUpperCase())));
-  const road = [];
-  let column = 0, row = 0, last = null;
-  for (const r of view.results || []) {
-    if (r.result === "tie") continue;
-    if (last !== null && r.result !== last) { column += 1; row = 0; } else if (last !== null) row += 1;
-    last = r.result;
-    road.push(el("div", { class: `road ${r.result}${r.natural ? " natural" : ""}`,
-      style: `grid-column:${column + 1};grid-row:${Math.min(row, 5) + 1}` }, ""));
+const WINNER = { B: "banker", P: "player", T: "tie" };
+function road(id, board, cls) {
+  const node = $(id);
+  if (!node || !board) return;
+  node.replaceChildren(...board.cells.map((c) => el("div", {
+    class: `${cls} ${WINNER[c.winner]}${c.natural ? " natural" : ""}`, "data-round": c.round,
+    style: `grid-column:${c.col + 1};grid-row:${c.row + 1}` }, cls === "bead" ? c.winner : (c.ties ? c.ties : ""))));
+}
+
+function scoreboard(view) {
+  if (view.counts) {
+    const c = view.counts;
+    fill("counts", el("p", { id: "count-text" }, `Banker ${c.banker} · Player ${c.player} · Tie ${c.tie} · naturals ${c.natural}`),
+      el("p", {}, words(view.state)));
+    road("bead", view.bead_plate, "bead");
+    road("road", view.big_road, "road");
+  } else {
+    fill("counts", el("p", { id: "count-text" }, words(view.state || "")));
+    fill("totals", ...(view.dealer_totals || []).slice().reverse().map((d) =>
+      el("p", {}, `Round ${d.round}: dealer ${d.dealer_total}${d.busted ? " bust" : ""}${d.blackjack ? " blackjack" : ""}`)));
   }
-  fill("road", ...road);
-  fill("totals", ...(view.dealer_totals || []).length ? [el("p", {}, `Dealer totals: ${view.dealer_totals.join(", ")}`)] : []);
-  if (status) fill("counts", $("count-text"), el("p", {}, `${words(status.state)}`));
+}
+
+function pit(view) {
+  const rows = [el("p", {}, `Rounds ${view.rounds ?? 0}, per hour ${view.rounds_per_hour ?? "–"}`),
+    el("p", {}, `Drop ${view.drop ?? 0}, win ${view.win ?? 0}`)];
+  for (const group of ["by_result", "by_wager", "by_outcome"])
+    for (const [k, v] of Object.entries(view[group] || {}))
+      rows.push(el("p", {}, `${words(k)}: drop ${v.drop}, win ${v.win}`));
+  fill("shift", ...rows);
+  fill("halts", ...(view.faults && view.faults.last.length ? view.faults.last.map((f) =>
+    el("p", { class: "error" }, `${words(f.type)} ${words(f.cause || "")}: ${f.what}${section(f.section)}`)) : [el("p", {}, "No fault.")]));
+  fill("refusals", ...refusals(view.refusals && view.refusals.last));
 }
 
 function render(message) {
   const { view, status, connected } = message;
   document.body.dataset.seq = view.seq;
   fill("link", connected ? "live" : "daemon unreachable");
-  if (page === "scoreboard") { scoreboard(view, status); return; }
-  fill("state", ...stateLines(status, connected));
+  if (page === "scoreboard") { scoreboard(view); return; }
+  fill("state", ...stateLines(view, status, connected));
   fill("devices", ...devices(status));
-  fill("refusals", ...refusals(view));
-  fill("halts", ...halts(view));
-  if (view.prompt) fill("prompt", view.prompt.text, el("small", {}, view.prompt.section || ""));
-  if (page === "dealer" || page === "floor") { layout(view); showCommands(status); }
+  if (page === "pit") { pit(view); return; }
+  fill("refusals", ...refusals(view.refusals));
+  fill("halts", ...faults(view));
+  fill("prompt", view.prompt || "", el("small", {}, view.section || ""));
+  layout(view);
+  showCommands(status);
   if (page === "floor") fill("recent", ...(view.recent || []).slice().reverse().map((e) =>
     el("p", {}, `${e.seq} ${words(e.type)}`)));
-  if (page === "pit") fill("shift", el("p", {}, `Rounds ${view.rounds}, per hour ${view.rounds_per_hour ?? "–"}`),
-    el("p", {}, `Drop ${view.drop}, win ${view.win}`),
-    ...Object.entries(view.win_by_outcome || {}).map(([k, v]) => el("p", {}, `${k}: ${v}`)));
 }
 
-let lastStatus = null;
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const ws = new WebSocket(`${scheme}://${location.host}/ws/${page}`);
-  ws.onmessage = (event) => { const m = JSON.parse(event.data); lastStatus = m.status; render(m); };
+  ws.onmessage = (event) => render(JSON.parse(event.data));
   ws.onclose = () => { fill("link", "reconnecting…"); setTimeout(connect, 1000); };
+}
+
+function panel() {
+  for (const button of document.querySelectorAll("[data-panel]")) {
+    button.addEventListener("click", () => {
+      const action = button.dataset.panel;
+      const args = action === "unplug" ? { device: $("unplug-device").value, ms: 3000 } : {};
+      post(`/api/panel/${action}`, { args }, (a) => fill("panel-answer",
+        el("p", { class: a.ok ? "done" : "refused", id: "panel-text" }, a.ok ? `${words(action)}: done` : a.message)));
+    });
+  }
 }
 
 if (page !== "login") {
   if ($("verify")) $("verify").addEventListener("click", () =>
     post("/api/verify", {}, (v) => fill("verdict", v.text)));
-  (csrf ? loadCommands() : Promise.resolve()).then(() => { connect(); });
+  panel();
+  (csrf && page !== "pit" ? loadCommands() : Promise.resolve()).then(connect);
 }
