@@ -34,6 +34,7 @@ HEADERS: Final = {
 }
 
 TLS: Final = web.AppKey("tls", bool)
+SHUTDOWN: Final = 2.0
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -106,7 +107,8 @@ def serve(options: WebOptions, context: ssl.SSLContext | None) -> None:
 
 async def _serve(options: WebOptions, context: ssl.SSLContext | None) -> None:
     app = build(options)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    # Open WebSockets are not waited for at the end beyond SHUTDOWN seconds.
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN)
     await runner.setup()
     try:
         # Bound before the daemon is asked anything: a taken port is one line, at once.

@@ -101,12 +101,17 @@ class Bridge:
     async def run(self) -> None:
         """Stream until cancelled."""
         status = asyncio.create_task(self._statuses())
+        said = ""
         try:
             while True:
                 try:
                     await self._stream()
                 except (DaemonError, OSError, ValueError) as exc:
-                    log.warning("web_daemon_unreachable", reason=str(exc))
+                    if str(exc) != said:  # once, not at every try while it lasts
+                        log.warning("web_daemon_unreachable", reason=str(exc))
+                    said = str(exc)
+                if self.connected:
+                    said = ""
                 self.connected = False
                 self._status_wanted.set()
                 await asyncio.sleep(RECONNECT_PAUSE)

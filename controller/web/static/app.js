@@ -187,6 +187,7 @@ function pit(view) {
 function render(message) {
   const { view, status, connected } = message;
   document.body.dataset.seq = view.seq;
+  document.body.dataset.need = (status && status.need) || "";
   fill("link", connected ? "live" : "daemon unreachable");
   if (page === "scoreboard") { scoreboard(view); return; }
   fill("state", ...stateLines(view, status, connected));
