@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Any, Final
 
-from controller.bench.manual import ANSWER, REQUEST
-from firmware_sim.control import SimControl, SimError
-
+# The panel's request for the hole card, and the daemon's manual console's answer
+# (controller/bench/manual.py), files in the work directory; neither holds a card.
+REQUEST: Final = "insert-hole-card.request"
+ANSWER: Final = "insert-hole-card.answer"  # {"ok": true} or {"ok": false, "error": ...}
+MAX_REPLY: Final = 1 << 20  # bytes in one control reply at most
 DEVICES: Final = ("shoe", "shuffler", "reader")
 MAX_UNPLUG_MS: Final = 600_000
 ANSWER_TIMEOUT: Final = 5.0  # the daemon's console looks for a request every 50 ms
@@ -43,7 +46,6 @@ class SimulatedDevices:
     def __init__(self, workdir: str | os.PathLike[str], timeout: float = 5.0) -> None:
         self.workdir = Path(workdir)
         self._timeout = timeout
-        self._controls: dict[str, SimControl] = {}
 
     # ------------------------------------------------------------------ the dealer
 
@@ -88,7 +90,7 @@ class SimulatedDevices:
         return self._request("shuffler", "jam")
 
     def face_up(self) -> dict[str, Any]:
-        """The shoe's next card comes out face up (545.15(d), 551.16(b))."""
+        """The shoe's next card comes out face up (545.15(d), 551.16(a))."""
         return self._request("shoe", "face_up")
 
     def reader_malfunction(self, code: int) -> dict[str, Any]:
@@ -113,9 +115,7 @@ class SimulatedDevices:
         return [d for d in DEVICES if (self.workdir / f"{d}.control").exists()]
 
     def close(self) -> None:
-        for control in self._controls.values():
-            control.close()
-        self._controls.clear()
+        pass  # one connection a request: nothing is held between them
 
     def __enter__(self) -> SimulatedDevices:
         return self
@@ -126,19 +126,39 @@ class SimulatedDevices:
     # ------------------------------------------------------------------ helpers
 
     def _request(self, device: str, cmd: str, **fields: object) -> dict[str, Any]:
-        control = self._controls.get(device)
-        if control is None:
-            path = self.workdir / f"{device}.control"
-            if not path.exists():
-                raise PanelError(f"{device} {cmd}: no {device} at this table ({path} is missing)")
-            control = self._controls[device] = SimControl(path, self._timeout)
+        """One request to ``device``'s control socket (a JSON line each way), on a
+        connection of its own; its reply without ``ok``, or ``PanelError``."""
+        path = self.workdir / f"{device}.control"
+        if not path.exists():
+            raise PanelError(f"{device} {cmd}: no {device} at this table ({path} is missing)")
         try:
-            reply = control.request(cmd, **fields)
-        except SimError as exc:
-            self._controls.pop(device).close()  # a new connection next time
-            raise PanelError(" ".join(f"{device} {cmd}: {exc}".split())) from None
-        reply.pop("ok", None)
+            reply = self._exchange(path, {"cmd": cmd, **fields})
+        except OSError as exc:
+            raise PanelError(f"{device} {cmd}: {exc.strerror or exc}") from None
+        if not isinstance(reply, dict):
+            raise PanelError(f"{device} {cmd}: the simulator's reply is not a JSON object")
+        if reply.pop("ok", None) is not True:
+            error = " ".join(str(reply.get("error", "refused")).split())
+            raise PanelError(f"{device} {cmd}: {error}")
         return reply
+
+    def _exchange(self, path: Path, request: dict[str, object]) -> object:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(self._timeout)
+            sock.connect(str(path))
+            sock.sendall(json.dumps(request).encode() + b"\n")
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = sock.recv(65536)
+                if not chunk:
+                    raise ConnectionResetError("the simulator closed the connection")
+                data += chunk
+                if len(data) > MAX_REPLY:
+                    raise ConnectionResetError("the simulator's reply is too long")
+        try:
+            return json.loads(data)
+        except ValueError:
+            return None
 
     def _reader_present(self) -> None:
         if not (self.workdir / "reader.control").exists():

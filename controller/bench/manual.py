@@ -25,13 +25,12 @@ import structlog
 
 from controller.bench.scenario import Scenario, next_shoe
 from controller.rules.cards import CUT
+from controller.simpanel import ANSWER, REQUEST
 from controller.table.core import Table
 from controller.table.events import Need
 from drivers import messages as m
 from firmware_sim.harness import SimError, SimProcess
 
-REQUEST: Final = "insert-hole-card.request"  # in the work directory: the panel's ask
-ANSWER: Final = "insert-hole-card.answer"  # this console's answer: {"ok": ..., "error"?}
 POLL: Final = 0.05  # how often the console looks for the panel's request
 
 log = structlog.get_logger("controller.bench")
@@ -52,6 +51,7 @@ class ManualConsole:
         self._request = workdir / REQUEST
         self._answer = workdir / ANSWER
         self._hole: str | None = None  # the hole card, from its CardDrawn, until turned
+        self._dealt = bool(getattr(table, "hole_dealt", False))  # as of the last event
         # The shoes the simulated shoe has had: the simulator's first, and one a shoe
         # the journal shows played (a table rebuilt from its journal).
         self._loaded = 1 + getattr(table, "shoes_completed", 0)
@@ -60,11 +60,15 @@ class ManualConsole:
         pass  # nobody here has a pace: the people at the table take their time
 
     def saw(self, event: m.Event) -> None:
-        hole_dealt = bool(getattr(self._table, "hole_dealt", False))
-        if not hole_dealt:
+        dealt = bool(getattr(self._table, "hole_dealt", False))
+        if not dealt:
             self._hole = None
-        elif isinstance(event, m.CardDrawn) and self._hole is None:
-            self._hole = event.token  # the card that made the hole card dealt
+        elif isinstance(event, m.CardDrawn) and not self._dealt:
+            # The card that made the hole card dealt. One the table held while play was
+            # stopped and ran at the clear is not seen so: the hole card stays unknown
+            # and the panel's request is refused, never answered with another card.
+            self._hole = event.token
+        self._dealt = dealt
 
     def start(self) -> None:
         pass  # the floorperson's start of day is the floorperson's (floor.sock)
@@ -91,8 +95,10 @@ class ManualConsole:
         """The panel's request: the hole card into the reader, or why not (no card)."""
         self._request.unlink(missing_ok=True)
         reply: dict[str, object] = {"ok": True}
-        if self._table.need is not Need.PEEK or self._hole is None:
+        if self._table.need is not Need.PEEK:
             reply = {"ok": False, "error": f"the reader is not waiting ({self._table.need.value})"}
+        elif self._hole is None:
+            reply = {"ok": False, "error": "the console did not see the hole card leave the shoe"}
         else:
             reader = self._sims["reader"]
             try:

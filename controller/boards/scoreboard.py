@@ -54,8 +54,9 @@ class Scoreboard:
         self.seq = seq
         kind = entry.get("type")
         shoe = entry.get("shoe")
-        if kind == "shuffled" or (kind == "round_end" and shoe != self._table.shoe):
-            self._clear()  # a new shoe (a round_end of another shoe: one missed)
+        other_shoe = isinstance(shoe, int) and shoe != self._table.shoe
+        if kind == "shuffled" or (kind == "round_end" and other_shoe):
+            self._clear()  # a new shoe (a round_end of another shoe: its shuffle missed)
         self._table.feed(entry)
         if kind == "round_end" and entry.get("void") is False:
             self._settled(entry)

@@ -38,20 +38,26 @@ class TableState:
 
     def feed(self, entry: Mapping[str, object]) -> None:
         kind = str(entry.get("type"))
-        if kind == "halt":
-            self.halted = True
-        elif kind == "floor_clear":
-            self.halted = False
-        elif kind == "prompt" and entry.get("text") == _BETS_PROMPT:
-            self.state = BETS_OPEN
-        elif kind in _MOVES:
-            self.state = _MOVES[kind]
+        self._move(kind, entry)
         shoe = entry.get("shoe")
         if kind in ("shuffled", "round_end") and isinstance(shoe, int):
             self.shoe = shoe
         number = entry.get("round")
         if kind in ("no_more_bets", "round_end") and isinstance(number, int):
             self.round = number
+
+    def _move(self, kind: str, entry: Mapping[str, object]) -> None:
+        if kind == "halt":
+            self.halted = True
+        elif kind == "floor_clear":
+            self.halted = False
+        elif kind == "prompt":
+            if entry.get("text") == _BETS_PROMPT:
+                self.state = BETS_OPEN
+        elif kind == "wager" and entry.get("bet") == "insurance":
+            pass  # Spanish 21's Insurance is wagered in the round (551.10(b))
+        elif kind in _MOVES:
+            self.state = _MOVES[kind]
 
     def view(self) -> dict[str, object]:
         return {

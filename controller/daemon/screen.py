@@ -196,6 +196,16 @@ def _heading(view: Mapping[str, Any], title: str, status: str) -> list[Text]:
     ]
 
 
+def _footer(log_path: str | None) -> str:
+    """Ctrl-C, and where the log goes: a path too long for the line loses its start."""
+    footer = "Ctrl-C stops"
+    if log_path is None:
+        return footer
+    room = WIDTH - len(footer) - len(" · log: ")
+    shown = log_path if len(log_path) <= room else "…" + log_path[-(room - 1) :]
+    return f"{footer} · log: {shown}"
+
+
 def render(
     view: Mapping[str, Any], title: str, status: str, log_path: str | None, height: int = HEIGHT
 ) -> Group:
@@ -206,7 +216,6 @@ def render(
 
     notes = _notes(view)
     devices = "  ".join(f"{name} {d['words']}" for name, d in view["devices"].items())
-    log = f"log: {log_path} · " if log_path else ""
     return Group(
         *_heading(view, title, status),
         Rule(style="dim"),
@@ -215,5 +224,5 @@ def render(
         Rule(style="dim"),
         _line(f"devices: {devices or '-'}"),
         *notes,
-        _line(f"{log}Ctrl-C stops", "dim"),
+        _line(_footer(log_path), "dim"),
     )

@@ -26,7 +26,7 @@ def accepts(table: Table) -> list[str]:
     if table.state == HALTED:
         names.add(FloorClear.name)
         return sorted(names)
-    triggers = set(table.machine.get_triggers(table.state))
+    triggers = table.triggers_now()
     opened = table.open_commands()
     for command, handler in type(table).COMMANDS.items():
         if _FIRES.get(handler, handler) in triggers or command.name in opened:

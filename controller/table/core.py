@@ -146,6 +146,7 @@ class Table(Halting):
             name=game,
         )
         self._triggers = Triggers(self._machine, self)
+        self._state_triggers: dict[str, frozenset[str]] = {}
         self._commands = self._handlers(self.COMMANDS)
         self._checks = {kind: bound_method(self, self._parts, n) for kind, n in self.CHECKS.items()}
         self._events = self._handlers(self.EVENTS)
@@ -188,6 +189,15 @@ class Table(Halting):
         if self.state == HALTED:
             return Need.FLOOR
         return self._need()
+
+    def triggers_now(self) -> frozenset[str]:
+        """The machine's triggers with a transition from the current state (conditions
+        not asked), each state's found once: the transitions are fixed at build."""
+        state = self.state
+        found = self._state_triggers.get(state)
+        if found is None:
+            found = self._state_triggers[state] = frozenset(self._machine.get_triggers(state))
+        return found
 
     def open_commands(self) -> frozenset[str]:
         """The commands taken by a handler of the game's own (not a trigger of the

@@ -70,7 +70,7 @@ class TableModel:
             "halt": self._notes.halt,
             "floor_clear": lambda _s, _e: self._notes.cleared(),
             "refused": self._notes.refused,
-            "irregularity": self._notes.fault,
+            "irregularity": self._irregularity,
             "shuffle_failed": self._notes.fault,
             "internal_error": self._notes.fault,
         }
@@ -150,6 +150,19 @@ class TableModel:
         card = entry.get("card")
         if None in dealer and isinstance(card, str):
             dealer[dealer.index(None)] = card
+
+    def _irregularity(self, seq: int, entry: Mapping[str, object]) -> None:
+        """Noted; a missed card's corrected deal (551.16(f), (h)) moves the cards out of
+        the shoe to the places it gives them."""
+        self._notes.fault(seq, entry)
+        moved = entry.get("reassigned")
+        for move in moved if isinstance(moved, list) else ():
+            if not isinstance(move, Mapping):
+                continue
+            source = self._hands.get((str(move.get("from")), 1), [])
+            if move.get("card") in source:
+                source.remove(move["card"])
+                self._hands.setdefault((str(move.get("to")), 1), []).append(move["card"])
 
     def _round_end(self, _seq: int, entry: Mapping[str, object]) -> None:
         self._rounds += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from controller.boards.roads import Result, bead_plate, big_road, is_pair
 from controller.boards.scoreboard import Scoreboard
+from controller.boards.tablestate import TableState
 
 
 def shoe(winners: str) -> list[Result]:
@@ -157,3 +158,24 @@ def test_the_board_marks_pairs_and_naturals_and_skips_a_void_round() -> None:
     board.feed(8, {"type": "shuffled", "shoe": 2, "cards": 416, "how": "shuffler"})
     cleared = board.view()
     assert cleared["counts"]["rounds"] == 0 and cleared["shoe"] == 2  # type: ignore[index]
+
+
+def test_insurance_wagered_in_the_round_leaves_the_table_dealing() -> None:
+    state = TableState()
+    state.feed({"type": "no_more_bets", "round": 3, "section": "551.6(d)"})
+    state.feed({"type": "wager", "round": 3, "box": 1, "bet": "insurance", "amount": "5"})
+    assert state.view() == {"state": "no more bets: dealing", "shoe": None, "round": 3}
+    state.feed({"type": "round_end", "round": 3, "void": False, "shoe": 1})
+    state.feed({"type": "wager", "round": 4, "box": 1, "bet": "spanish21", "amount": "5"})
+    assert state.view() == {"state": "place your bets", "shoe": 1, "round": 3}
+
+
+def test_a_round_end_of_another_shoe_clears_the_board_one_without_a_shoe_does_not() -> None:
+    board = Scoreboard("midibaccarat")
+    first = round_end(1, "banker", ["2S", "3D"], ["8H", "KS"])
+    board.feed(1, first)
+    board.feed(2, {**round_end(2, "player", ["9S", "KD"], ["2H", "3C"]), "shoe": None})
+    assert [c["round"] for c in board.view()["bead_plate"]["cells"]] == [1, 2]  # type: ignore[index]
+    board.feed(3, {**round_end(1, "tie", ["9S", "KD"], ["9H", "KC"]), "shoe": 2})
+    view = board.view()
+    assert view["shoe"] == 2 and view["counts"]["rounds"] == 1  # type: ignore[index]

@@ -38,6 +38,11 @@ def test_simulated_run_is_fixed_by_its_seed(tmp_path: Path) -> None:
         (("run", "--game", "poker"), "invalid choice"),
         (("run", "--config", "table.toml", "--seed", "3"), "--seed is for a simulated table"),
         (("run", "--simulate", "--pace-ms", "-1"), "--pace-ms must be 0 or more"),
+        (("run", "--config", "table.toml", "--manual"), "--manual is for a simulated table"),
+        (
+            ("run", "--simulate", "--manual", "--pace-ms", "10"),
+            "--pace-ms is the autoplay dealer's pace, not with --manual",
+        ),
         (("run", "--config", "/nonexistent/table.toml"), "cannot read the configuration"),
     ],
 )
@@ -46,6 +51,14 @@ def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str) -
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in result.stderr
+
+
+def test_run_help_names_the_manual_table() -> None:
+    result = tablectl("run", "--help")
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "--manual with --simulate: no autoplay dealer" in text
+    assert "controller/simpanel.py, docs/manual.md" in text
 
 
 def test_analyze_prints_the_published_eight_deck_counts() -> None:

@@ -299,7 +299,7 @@ class Spanish21Table(Table):
     def open_commands(self) -> frozenset[str]:
         # The floorperson's: any time play is not stopped, the handler judges the rest.
         names = {"permit_wagering", "inspect_reader"}
-        if "missed_card" in self.machine.get_triggers(self.state):
+        if "missed_card" in self.triggers_now():
             names.add("missed_card")  # 551.16(f), (h): through its handler
         return frozenset(names)
 
