@@ -61,25 +61,35 @@ def _tls(cert: str | None, key: str | None) -> None:
         ) from None
 
 
-def options(args: argparse.Namespace) -> WebOptions:
-    runtime = Path(args.runtime_dir)
-    if not runtime.is_dir():
-        raise OptionsError(f"--runtime-dir {runtime}: no such directory")
-    journal = Path(args.journal) if args.journal else None
+def _journal(given: str | None) -> Path | None:
+    journal = Path(given) if given else None
     if journal is not None:
         try:
             open_read_only(journal).close()
         except JournalError as exc:
             raise OptionsError(f"--journal: {exc}") from None
-    host, port = _listen(args.listen)
-    if args.users is None:
+    return journal
+
+
+def _users(given: str | None) -> dict[str, User]:
+    if given is None:
         raise OptionsError("--users FILE is needed: nobody could log in")
     try:
-        known = users.load(Path(args.users))
+        known = users.load(Path(given))
     except users.UsersError as exc:
         raise OptionsError(str(exc)) from None
     if not known:
-        raise OptionsError(f"{args.users}: no users: add one with tablectl web passwd")
+        raise OptionsError(f"{given}: no users: add one with tablectl web passwd")
+    return known
+
+
+def options(args: argparse.Namespace) -> WebOptions:
+    runtime = Path(args.runtime_dir)
+    if not runtime.is_dir():
+        raise OptionsError(f"--runtime-dir {runtime}: no such directory")
+    journal = _journal(args.journal)
+    host, port = _listen(args.listen)
+    known = _users(args.users)
     _tls(args.tls_cert, args.tls_key)
     panel = Path(args.simulated_devices) if args.simulated_devices else None
     if panel is not None and not panel.is_dir():

@@ -151,3 +151,8 @@ def test_tls_missing_files(tmp_path: Path, users: Path) -> None:
 def test_tls_not_a_certificate(tmp_path: Path, users: Path) -> None:
     done = web(tmp_path, "--users", str(users), "--tls-cert", str(users), "--tls-key", str(users))
     _one_line(done, 2, "not a usable pair")
+
+
+def test_simulated_devices_not_a_directory(tmp_path: Path, users: Path) -> None:
+    done = web(tmp_path, "--users", str(users), "--simulated-devices", str(tmp_path / "none"))
+    _one_line(done, 2, "--simulated-devices")
