@@ -100,7 +100,12 @@ class Bridge:
 
     async def run(self) -> None:
         """Stream until cancelled."""
+        # What the journal holds already, so the pages show the table (its last shoe,
+        # its shift) even while the daemon is away; the stream goes on after it.
+        for seq, entry, at in await asyncio.to_thread(self._history, 0, None):
+            self._feed(seq, entry, at)
         status = asyncio.create_task(self._statuses())
+        self._status_wanted.set()
         said = ""
         try:
             while True:
@@ -135,10 +140,10 @@ class Bridge:
             if reply.get("type") != "subscribed":
                 raise DaemonError(f"events.sock: {reply.get('message', 'no subscription')}")
             # What the journal holds up to the subscription, then the stream after it.
-            for seq, entry, at in await asyncio.to_thread(
-                self._history, self.last_seq, reply.get("last_seq")
-            ):
-                self._feed(seq, entry, at)
+            upto = reply.get("last_seq")
+            if upto is not None:
+                for seq, entry, at in await asyncio.to_thread(self._history, self.last_seq, upto):
+                    self._feed(seq, entry, at)
             self.connected = True
             self._status_wanted.set()
             while True:

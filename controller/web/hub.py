@@ -26,13 +26,17 @@ VIEWS: Final = {
 
 
 def _reader(journal: Path | None) -> Any:
-    """What the journal holds after one seq up to another (none without a journal)."""
+    """What the journal holds after one seq up to another (``None``: to its end); none
+    without a journal."""
 
     def read(after: int, upto: int | None) -> list[tuple[int, Entry, float]]:
-        if journal is None or upto is None:
+        if journal is None:
             return []
         try:
-            return list(itertools.takewhile(lambda row: row[0] <= upto, history(journal, after)))
+            rows = history(journal, after)
+            if upto is None:  # the daemon away: all the journal holds
+                return list(rows)
+            return list(itertools.takewhile(lambda row: row[0] <= upto, rows))
         except JournalError:
             return []
 

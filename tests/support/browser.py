@@ -34,7 +34,11 @@ class Recorded:
     frames: list[str] = field(default_factory=list)
 
 
-def open_page(browser: Browser, base: str, path: str, login: str | None = None) -> Recorded:
+def open_page(
+    browser: Browser, base: str, path: str, login: str | None = None, live: bool = True
+) -> Recorded:
+    """The page at ``path``, logged in as ``login``; ``live``: once its WebSocket is up
+    and the daemon reached."""
     page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
     recorded = Recorded(page)
 
@@ -51,5 +55,7 @@ def open_page(browser: Browser, base: str, path: str, login: str | None = None) 
     else:
         page.goto(base + path)
     # Selectors, not wait_for_function: the pages' Content-Security-Policy forbids eval.
-    page.wait_for_selector("#link:text-is('live')")
+    page.wait_for_selector(
+        "#link:text-is('live')" if live else "#link:not(:text-is('connecting…'))"
+    )
     return recorded
