@@ -93,7 +93,7 @@ function commandForm(name, fields, preset) {
     const input = el("input", { name: field, placeholder: field + (spec.required ? "" : " (optional)"),
       type: spec.type === "bool" ? "checkbox" : spec.type === "int" ? "number" : "text" });
     inputs[field] = [input, spec];
-    form.append(input);
+    form.append(spec.type === "bool" ? el("label", {}, input, ` ${words(field)}`) : input);
   }
   button.addEventListener("click", () => send(name, inputs, preset || {}));
   return form;
@@ -195,7 +195,7 @@ function render(message) {
   if (page === "pit") { pit(view); return; }
   fill("refusals", ...refusals(view.refusals));
   fill("halts", ...faults(view));
-  fill("prompt", view.prompt || "", el("small", {}, view.section || ""));
+  fill("prompt", view.prompt || words(view.state || ""), el("small", {}, view.section || ""));
   layout(view);
   showCommands(status);
   if (page === "floor") fill("recent", ...(view.recent || []).slice().reverse().map((e) =>
