@@ -86,11 +86,13 @@ class Bridge:
         on_entry: OnEntry,
         on_status: OnStatus,
         history: History,
+        on_reset: Callable[[], None],
     ) -> None:
         self.runtime_dir = runtime_dir
         self._on_entry = on_entry
         self._on_status = on_status
         self._history = history
+        self._on_reset = on_reset
         self.last_seq = 0
         self._status_wanted = asyncio.Event()
         self.connected = False
@@ -141,6 +143,10 @@ class Bridge:
                 raise DaemonError(f"events.sock: {reply.get('message', 'no subscription')}")
             # What the journal holds up to the subscription, then the stream after it.
             upto = reply.get("last_seq")
+            if (upto or 0) < self.last_seq:  # another journal (a new simulated table)
+                log.warning("web_journal_changed", last_seq=self.last_seq, now=upto)
+                self.last_seq = 0
+                self._on_reset()
             if upto is not None:
                 for seq, entry, at in await asyncio.to_thread(self._history, self.last_seq, upto):
                     self._feed(seq, entry, at)

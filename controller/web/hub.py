@@ -48,9 +48,15 @@ class Hub:
         self.models = Models()
         self.journal = journal
         self.status: dict[str, Any] | None = None
-        self.bridge = Bridge(runtime_dir, self.models.feed, self._updated, _reader(journal))
+        self.bridge = Bridge(runtime_dir, self._feed, self._updated, _reader(journal), self._reset)
         self._pages: dict[asyncio.Queue[str | None], str] = {}
         self._commands: dict[str, Any] = {}
+
+    def _feed(self, seq: int, entry: Entry, at: float | None) -> None:
+        self.models.feed(seq, entry, at)
+
+    def _reset(self) -> None:
+        self.models = Models()
 
     def message(self, page: str) -> str:
         view = VIEWS[page](self.models)

@@ -13,7 +13,14 @@ import pytest
 from playwright.sync_api import Browser
 
 from tests.support.browser import chromium, open_page
-from tests.support.web import Web, commands_in, simulated_daemon, users_file, web_process
+from tests.support.web import (
+    Web,
+    commands_in,
+    journal_entries,
+    simulated_daemon,
+    users_file,
+    web_process,
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,16 +45,12 @@ def test_the_scoreboard_is_public_and_fills_live(browser: Browser, web: Web) -> 
     # The robot plays on: rounds reach the bead plate as their round_end is journaled.
     board.page.wait_for_selector("#bead .bead", timeout=30_000)
     beads = board.page.locator("#bead .bead").count()
-    ended = [e for _, e in _entries(web) if e["type"] == "round_end" and not e["void"]]
+    ended = [
+        e for _, e in journal_entries(web.journal) if e["type"] == "round_end" and not e["void"]
+    ]
     assert 1 <= beads <= len(ended)
     assert board.page.get_by_text("Log in").count() == 1  # no session: no console link
     board.page.close()
-
-
-def _entries(web: Web) -> list[tuple[int, dict[str, object]]]:
-    from tests.support.web import journal_entries
-
-    return journal_entries(web.journal)
 
 
 def test_each_role_logs_in_to_its_console(browser: Browser, web: Web) -> None:
@@ -127,3 +130,44 @@ def test_failed_logins_are_limited_in_the_browser(browser: Browser, tmp_path: Pa
         assert statuses == [401] * 5 + [429]
         assert "Too many failed logins: try again in" in page.inner_text("#error")
         page.close()
+
+
+def test_a_page_waits_for_the_daemon_and_follows_it_when_it_comes(
+    browser: Browser, tmp_path: Path
+) -> None:
+    users = users_file(tmp_path / "users.toml")
+    table = tmp_path / "table"
+    table.mkdir()
+    with web_process(table, users, journal=False) as w:
+        board = open_page(browser, w.base, "/scoreboard", live=False)
+        board.page.wait_for_selector("#link:text-is('daemon unreachable')")
+        with simulated_daemon(table, "--pace-ms", "50"):
+            board.page.wait_for_selector("#link:text-is('live')", timeout=20_000)
+            board.page.wait_for_selector("#bead .bead", timeout=30_000)
+        # The daemon gone again: the page says so, and keeps the shoe's results.
+        board.page.wait_for_selector("#link:text-is('daemon unreachable')", timeout=10_000)
+        assert board.page.locator("#bead .bead").count() >= 1
+        board.page.close()
+
+
+def test_a_new_table_in_the_same_place_replaces_the_old_ones_view(
+    browser: Browser, tmp_path: Path
+) -> None:
+    users = users_file(tmp_path / "users.toml")
+    table = tmp_path / "table"
+    with simulated_daemon(table, "--pace-ms", "0", "--rounds", "30") as first:
+        assert first.wait(60) == 0  # a first table plays its rounds and ends
+    old = journal_entries(table / "journal.db")[-1][0]
+    with web_process(table, users) as w:  # it reads the first table's journal
+        dealer = open_page(browser, w.base, "/dealer", "dana", live=False)
+        dealer.page.wait_for_selector(f"body[data-seq='{old}']")
+        for name in ("journal.db", "journal.db-wal", "journal.db-shm", "journal.checkpoint"):
+            (table / name).unlink(missing_ok=True)
+        (table / "journal.tail").unlink(missing_ok=True)
+        with simulated_daemon(table, "--pace-ms", "200"):  # a new journal from seq 1
+            dealer.page.wait_for_selector("#link:text-is('live')", timeout=20_000)
+            dealer.page.wait_for_selector(f"body:not([data-seq='{old}'])", timeout=10_000)
+            seq = int(dealer.page.get_attribute("body", "data-seq") or 0)
+            assert 0 < seq < old  # the new table's entries, not dropped as seen already
+            dealer.page.wait_for_selector(f"body:not([data-seq='{seq}'])", timeout=10_000)
+        dealer.page.close()
