@@ -142,23 +142,23 @@ def _start(
     hardware: SimulatedHardware | None,
     cleanup: contextlib.ExitStack,
 ) -> int:
-    """Open the journal, the API and the devices, in that order, build the table, and
-    run the table's thread; the exit status."""
+    """Open the journal, the API and the devices, build the table, run its thread."""
     status = StatusLine(notifier)
     journal, api, guard = _open(config, inbox, hardware, status, cleanup)
     aside = _log_aside(config, options, hardware, out, cleanup)
-    if hardware is not None:
-        hardware.start(cleanup)  # spawned: they come up while the table is built
-    drivers, table, snapshots = _rebuilt(config, inbox, hardware, journal)
-    health = dict.fromkeys(drivers, "connecting")
-    guard.start()  # the whole chain, checked beside the table from now on
-    console = None if hardware is None else hardware.console(table, journal, drivers)
-    if hardware is not None:
-        hardware.ready()
+    health: dict[str, str] = {}  # each device's, filled once the drivers exist
     view = _view(config, options, health, out, aside)
-    journal.watchers.append(view.observe)
-    log.info("daemon_starting", table=config.table.id, game=config.table.game)
-    with view_failure(view.finish, aside):
+    with view_failure(view.finish, aside):  # its line on the terminal, not in the log
+        if hardware is not None:
+            hardware.start(cleanup)  # spawned: they come up while the table is built
+        drivers, table, snapshots = _rebuilt(config, inbox, hardware, journal)
+        health.update(dict.fromkeys(drivers, "connecting"))
+        guard.start()  # the whole chain, checked beside the table from now on
+        console = None if hardware is None else hardware.console(table, journal, drivers)
+        if hardware is not None:
+            hardware.ready()
+        journal.watchers.append(view.observe)
+        log.info("daemon_starting", table=config.table.id, game=config.table.game)
         for driver in drivers.values():
             driver.start()
             cleanup.callback(driver.stop)

@@ -74,7 +74,7 @@ class LiveView:
         self._held: tuple[dict[str, Any], float] | None = None  # a result, and when
         self._live: Live | None = None
         self._drawn_at = 0.0
-        self._finished = False
+        self._started = self._finished = False
 
     @property
     def tty(self) -> bool:
@@ -117,6 +117,7 @@ class LiveView:
     # ------------------------------------------------------------------ output
 
     def start(self) -> None:
+        self._started = True
         if self._tty:
             from rich.console import Console
             from rich.live import Live
@@ -142,7 +143,8 @@ class LiveView:
         self._live.update(self._render(), refresh=True)
 
     def finish(self) -> None:
-        if self._finished:
+        """Once, after ``start``: the last frame, then the last line."""
+        if self._finished or not self._started:
             return
         self._finished = True
         if self._live is not None:

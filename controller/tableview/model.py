@@ -2,6 +2,18 @@
 (fed in order with ``feed``), game-aware and pure: no I/O, no clock. ``view()`` is a
 plain JSON-serialisable dict any view draws (the terminal's, a page's).
 
+``view()``'s keys: ``game``; ``seq`` (the last entry fed); ``state`` (plain words,
+words.py) and ``halted``; ``prompt`` and its ``section`` (the dealer's prompt while it
+is current, else None: prompts.py); ``round``, ``shoe``, ``rounds_played`` and
+``rounds_words`` ("1 round played"); ``wagers`` (``{"3": [{"bet", "amount"}]}`` by
+seat or box, amounts as text); ``hands`` (``[{"place", "hand", "cards", "total"}]``,
+the dealer's, the Player's and the Banker's first, then the boxes; Spanish 21 adds
+``soft``, ``bust`` and ``doubled``; a face-down card is None); ``result`` (the last
+round's, result.py, None from the next round's first wager or card); ``devices``
+(``{"shoe": {"health", "words"}}``); ``faults`` (the last halts, irregularities and
+failed shuffles, notes.py), ``clearing`` (what each halt not yet cleared needs) and
+``refusals`` (``what``, ``reason``, ``section``).
+
 The journal records the hole card sealed (``"card": null, "sealed": true``) until its
 ``reveal`` entry (551.8(e), (h)); so does the model, which shows it face down (None)
 until then and never reads a seal.

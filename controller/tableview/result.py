@@ -70,6 +70,7 @@ def _box(settled: Mapping[str, object]) -> dict[str, object]:
             outcome = str(hand.get("outcome"))
             hands.append(
                 {
+                    "cards": list(cards) if isinstance(cards := hand.get("cards"), list) else [],
                     "total": hand.get("total"),
                     "outcome": outcome,
                     "words": outcome_words(outcome),

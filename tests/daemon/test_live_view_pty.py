@@ -23,11 +23,36 @@ from firmware_sim.control import SimControl
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][0-9A-Za-z]")
 
 
+def _terminal() -> tuple[int, int]:
+    """A pseudo-terminal of 80 columns and 24 lines: its master and slave fds."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    return master, slave
+
+
+def _read_all(master: int, proc: subprocess.Popen[bytes]) -> str:
+    got = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if not ready:
+            if proc.poll() is not None:
+                break
+            continue
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: every writer of the pty has exited
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(master)
+    return got.decode("utf-8", "replace")
+
+
 def _play(work: Path, unplug_after: float) -> tuple[int, str]:
     """``tablectl run --simulate`` on a pty; the shoe unplugged ``unplug_after`` seconds
     after the view first draws. The exit status and everything the terminal got."""
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    master, slave = _terminal()
     argv = [
         sys.executable, "-m", "controller.cli", "run", "--simulate", "--game", "spanish21",
         "--rounds", "3", "--pace-ms", "60", "--seed", "3", "--workdir", str(work),
@@ -90,3 +115,21 @@ def test_a_pipe_gets_the_log_as_before(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert '"event": "daemon_starting"' in done.stderr
     assert not (work / "tablectl.log").exists()
+
+
+def test_a_failure_after_the_log_is_set_aside_is_told_on_the_terminal(tmp_path: Path) -> None:
+    """The shoe's simulator cannot start (its control socket's path is taken): the
+    failure's one line reaches the terminal, not the log file."""
+    work = tmp_path / "t"
+    (work / "shoe.control").mkdir(parents=True)
+    master, slave = _terminal()
+    argv = [
+        sys.executable, "-m", "controller.cli", "run", "--simulate", "--rounds", "1",
+        "--pace-ms", "0", "--workdir", str(work),
+    ]  # fmt: skip
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    shown = _read_all(master, proc)
+    assert proc.wait(10) == 1
+    assert re.search(r"^tablectl: error: shoe simulator exited", shown, re.M), shown
+    assert (work / "tablectl.log").read_text() == ""

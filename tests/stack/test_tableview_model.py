@@ -75,8 +75,8 @@ def _check_result(game: str, end: Mapping[str, Any], result: Mapping[str, Any]) 
     assert result["dealer_total"] == end["dealer_total"]
     for box, settled in end["boxes"].items():
         got = result["boxes"][box]
-        want = [(h["total"], h["outcome"], amount(h["net"])) for h in settled["hands"]]
-        assert [(h["total"], h["outcome"], h["net"]) for h in got["hands"]] == want
+        want = [(h["cards"], h["total"], h["outcome"], amount(h["net"])) for h in settled["hands"]]
+        assert [(h["cards"], h["total"], h["outcome"], h["net"]) for h in got["hands"]] == want
         for side in ("match_the_dealer_net", "insurance_net"):
             assert got.get(side) == amount(settled.get(side))
 
