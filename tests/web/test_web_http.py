@@ -5,16 +5,26 @@ refusal's reason and section, ``journal verify``, and HTTPS with a certificate."
 
 from __future__ import annotations
 
+import http.client
 import json
 import ssl
 import subprocess
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.web import Client, Web, commands_in, simulated_daemon, users_file, web_process
+from tests.support.web import (
+    PASSWORDS,
+    Client,
+    Web,
+    commands_in,
+    simulated_daemon,
+    users_file,
+    web_process,
+)
 
 
 @pytest.fixture(scope="module")
@@ -208,3 +218,28 @@ def test_https_with_a_certificate(tmp_path: Path) -> None:
         status, headers, _ = client.request("GET", "/scoreboard")
         assert status == 200 and "max-age" in headers["Strict-Transport-Security"]
         assert client.login("fred")[0] == 303
+
+
+def _login_from(base: str, address: str, login: str, password: str) -> int:
+    """A login POST sent from loopback ``address`` (Linux routes all of 127/8 to lo)."""
+    host, port = base.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=15, source_address=(address, 0))
+    try:
+        body = urllib.parse.urlencode({"login": login, "password": password})
+        headers = {"Origin": base, "Content-Type": "application/x-www-form-urlencoded"}
+        conn.request("POST", "/login", body, headers)
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_the_login_limit_counts_per_login_and_per_address_apart(tmp_path: Path) -> None:
+    users = users_file(tmp_path / "users.toml")
+    with web_process(tmp_path, users, journal=False) as w:
+        for _ in range(5):
+            assert _login_from(w.base, "127.0.0.1", "dana", "wrong") == 401
+        # dana is limited from anywhere; 127.0.0.2 may still log fred in.
+        assert _login_from(w.base, "127.0.0.2", "dana", PASSWORDS["dana"][1]) == 429
+        assert _login_from(w.base, "127.0.0.2", "fred", PASSWORDS["fred"][1]) == 303
+        # 127.0.0.1 is limited for every login.
+        assert _login_from(w.base, "127.0.0.1", "fred", PASSWORDS["fred"][1]) == 429
