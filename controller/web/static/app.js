@@ -132,6 +132,8 @@ async function send(name, inputs, preset) {
     if (v !== undefined) args[field] = v;
   }
   await post("/api/command", { name, args }, showAnswer);
+  // A card a floorperson typed (it may be the hole card, 551.8(e)) does not stay on screen.
+  if (inputs.card) inputs.card[0].value = "";
 }
 
 async function post(url, body, then) {
