@@ -1,7 +1,8 @@
 """The ``tablectl`` command line: ``run`` (the daemon, controller/daemon/), the
 console's ``status``, ``events`` and ``send`` (controller/client.py), ``bench``
-(controller/bench/), ``analyze``, ``journal verify`` and ``journal export``, and the
-technician's ``keygen``, ``device info`` and ``config check`` (controller/technician/).
+(controller/bench/), ``analyze``, ``journal verify`` and ``journal export``, the pages'
+``web`` (controller/web/), and the technician's ``keygen``, ``device info`` and
+``config check`` (controller/technician/).
 Exit codes: docs/cli.md.
 
 A command's module is imported only when that command is given, so ``tablectl run
@@ -131,6 +132,18 @@ def _journal(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return journal_verify(args.file)
 
 
+def _web_parser(sub: Subparsers) -> None:
+    from controller.web import cli as web
+
+    web.add_parser(sub)
+
+
+def _web(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller.web import cli as web
+
+    return web.run(args)
+
+
 def _technician_parsers(sub: Subparsers) -> None:
     from controller import technician
 
@@ -156,6 +169,7 @@ _COMMANDS: dict[str, tuple[Adder, Runner]] = {
     "analyze": (_analyze_parser, _analyze),
     "bench": (_bench_parser, _bench),
     "journal": (_journal_parsers, _journal),
+    "web": (_web_parser, _web),
     "keygen": (_technician_parsers, _technician),
     "device": (_technician_parsers, _technician),
     "config": (_technician_parsers, _technician),

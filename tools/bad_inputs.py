@@ -48,6 +48,11 @@ KINDS: Final = (
     ),
     ("replays that cannot proceed", r"[\w/]+", "cannot_be_replayed cannot_proceed does_not_replay"),
     ("systemd environment", r"daemon/test_(sdnotify|daemon)", "bad_watchdog bad_notify"),
+    (
+        "tablectl web options, users files",
+        r"web/test_web_options",
+        "bad without missing not_a no_runtime no_users taken",
+    ),
 )
 
 

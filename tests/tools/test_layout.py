@@ -83,8 +83,9 @@ def test_no_test_module_imports_another() -> None:
 
 
 # The layers' folders; a test module sits in one of them. system: the installed unit
-# under a real systemd (booted in systemd-nspawn).
-LAYERS = ("drivers", "sim", "rules", "table", "stack", "daemon", "tools", "system")
+# under a real systemd (booted in systemd-nspawn). web: tablectl web, over HTTP and in a
+# real browser.
+LAYERS = ("drivers", "sim", "rules", "table", "stack", "daemon", "tools", "system", "web")
 
 
 def test_each_test_module_is_in_its_layers_folder() -> None:

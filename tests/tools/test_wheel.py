@@ -76,6 +76,13 @@ def test_the_wheel_holds_every_module_of_the_three_packages(built: Built) -> Non
     print(f"{len(modules)} modules in the tree, {len(shipped)} in the wheel of {len(names)} files")
 
 
+def test_the_wheel_ships_the_pages_static_files(built: Built) -> None:
+    static = sorted((ROOT / "controller" / "web" / "static").iterdir())
+    assert [p.name for p in static] == ["app.js", "style.css"]
+    for path in static:
+        assert _read(built.wheel, f"controller/web/static/{path.name}") == path.read_bytes()
+
+
 def test_the_wheel_carries_the_license_as_pep_639_says(built: Built) -> None:
     assert _read(built.wheel, f"{DIST_INFO}/licenses/LICENSE") == (ROOT / "LICENSE").read_bytes()
     metadata = _read(built.wheel, f"{DIST_INFO}/METADATA").decode().split("\n\n")[0]

@@ -1,0 +1,52 @@
+"""Failed logins, counted per login and per client address: after ``limit`` failures
+within ``window`` seconds, further attempts on that key are refused (HTTP 429 with a
+Retry-After) until the oldest failure leaves the window."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Final
+
+LIMIT: Final = 5
+WINDOW: Final = 300.0  # seconds
+
+
+class FailedLogins:
+    def __init__(
+        self,
+        limit: int = LIMIT,
+        window: float = WINDOW,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.limit = limit
+        self.window = window
+        self._clock = clock
+        self._failures: dict[str, deque[float]] = {}
+
+    def _recent(self, key: str) -> deque[float]:
+        now = self._clock()
+        failures = self._failures.get(key)
+        if failures is None:
+            return deque()
+        while failures and failures[0] <= now - self.window:
+            failures.popleft()
+        if not failures:
+            del self._failures[key]
+        return failures
+
+    def retry_after(self, *keys: str) -> int:
+        """Seconds until any of ``keys`` may try again (0: now)."""
+        wait = 0.0
+        for key in keys:
+            failures = self._recent(key)
+            if len(failures) >= self.limit:
+                wait = max(wait, failures[0] + self.window - self._clock())
+        return math.ceil(wait) if wait > 0 else 0
+
+    def failed(self, *keys: str) -> None:
+        now = self._clock()
+        for key in keys:
+            self._failures.setdefault(key, deque()).append(now)
