@@ -33,11 +33,22 @@ $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 	$(COMPILE)
 	@touch $@ $(VENV)/.installed
 
-# ROUNDS=N stops after N rounds; GAME=spanish21 (or midibaccarat) picks the game.
+# The simulated table with its web consoles (README "Quick start"): the daemon on
+# simulated devices, and `tablectl web` beside it on WEB (default 127.0.0.1:8080),
+# whose URLs and this run's one-time logins are printed first. Its journal, sockets,
+# logins and log are kept in WORKDIR (default .run/table, said at start).
+# MANUAL=1: no robot, the dealer plays from /dealer, the simulated devices act when he
+# does. ROUNDS=N stops after N rounds; GAME=spanish21 (or midibaccarat) picks the game;
+# PACE_MS=N is the robot dealer's time per action; SEED=N the shoe's.
+WORKDIR ?= .run/table
+WEB ?= 127.0.0.1:8080
 run: $(VENV)/.installed
-	$(BIN)/tablectl run --simulate $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(GAME),--game $(GAME))
+	$(BIN)/tablectl run --simulate --workdir $(WORKDIR) --web $(WEB) \
+	  $(if $(filter-out 0,$(MANUAL)),--manual) $(if $(ROUNDS),--rounds $(ROUNDS)) \
+	  $(if $(GAME),--game $(GAME)) $(if $(PACE_MS),--pace-ms $(PACE_MS)) \
+	  $(if $(SEED),--seed $(SEED))
 
-test: lint systemd-tools systemd-container udevadm umockdev deb
+test: lint systemd-tools systemd-container udevadm umockdev chromium deb
 	$(BIN)/pytest
 
 # $(call apt_need,CHECK,PACKAGES,WHAT): the tools a test needs. CHECK (shell) holds, or
@@ -73,6 +84,13 @@ udevadm: $(UDEV_DIR)/bin/udevadm
 $(UDEV_DIR)/bin/udevadm: | $(VENV)/.created
 	$(PYTHON) -m tools.fetch_udev $(UDEV_DIR)
 
+# tests/web drive Debian's Chromium with Playwright (`playwright install` cannot
+# download a browser here: the tests launch /usr/bin/chromium); installed from Debian
+# like systemd above when missing.
+.PHONY: chromium
+chromium:
+	$(call apt_need,test -x /usr/bin/chromium,chromium,chromium is missing)
+
 # tests/tools/test_udev_umockdev.py replays recorded devices with `umockdev-run` (a fake
 # /sys for udevadm test); installed from Debian like systemd above when missing.
 .PHONY: umockdev
@@ -92,7 +110,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/daemon_bench.py $(if $(SHOES),--shoes $(SHOES))
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build dist
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build dist .run
 
 # `make deb`: the Debian package, built by Debian's own tools (debhelper, dh-virtualenv:
 # debian/, docs/packaging.md) in build/deb from a copy of the tracked files with the

@@ -73,6 +73,10 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from controller.bench.simulated import SimulatedTable
 
     simulated = SimulatedTable(options.game, options.seed, options.workdir, manual=options.manual)
+    if options.web is not None:
+        from controller.bench.webconsoles import WebConsoles
+
+        simulated.web = WebConsoles(options.web, manual=options.manual)
     return daemon.run(options, sys.stdout, simulated)
 
 

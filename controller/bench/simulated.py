@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import signal
+import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,6 +33,7 @@ from firmware_sim.harness import SimError, SimProcess
 if TYPE_CHECKING:
     from controller.bench.dealer import DealerConsole
     from controller.bench.manual import ManualConsole
+    from controller.bench.webconsoles import WebConsoles
     from controller.journal.observed import ObservedJournal
     from controller.table.core import Table
     from drivers.device import DeviceDriver
@@ -61,6 +63,7 @@ class SimulatedTable:
         self._config: Config | None = None
         self._scenario: Scenario | None = None
         self._sims: dict[str, SimProcess] = {}
+        self.web: WebConsoles | None = None  # the web consoles beside the table
 
     def configure(self, cleanup: contextlib.ExitStack) -> Config:
         if self._given is not None:
@@ -71,9 +74,17 @@ class SimulatedTable:
         self._config = simulation_config(self._workdir, self._game)
         return self._config
 
+    def _announce_web(self) -> None:
+        """The web consoles' logins made and printed before the view takes the
+        terminal."""
+        if self.web is not None:
+            assert self._workdir is not None
+            self.web.prepare(self._workdir, sys.stdout)
+
     def prepare(self) -> None:
         assert self._workdir is not None  # configured first
         self._workdir.mkdir(parents=True, exist_ok=True)
+        self._announce_web()
 
     def start(self, cleanup: contextlib.ExitStack) -> None:
         workdir, config = self._workdir, self._config
@@ -93,6 +104,8 @@ class SimulatedTable:
             for sim in self._sims.values():
                 cleanup.callback(sim.stop)
                 sim.spawn()  # all at once: each takes a Python start-up
+            if self.web is not None:
+                self.web.start(cleanup)  # stopped before the simulators
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
@@ -106,7 +119,7 @@ class SimulatedTable:
         reader = self._sims.get("reader")
         if reader is None:
             return None
-        from firmware_sim.usb_backend import SimUsbBackend
+            from firmware_sim.usb_backend import SimUsbBackend
 
         return SimUsbBackend(str(reader.link_path))
 

@@ -26,6 +26,7 @@ class Options:
     workdir: str | None  # the simulated table's files; None: a temporary directory
     plain: bool = False  # one plain line per journal entry on stdout, terminal or not
     manual: bool = False  # the simulated table played by hand, through the API (docs/manual.md)
+    web: str | None = None  # HOST:PORT of the simulated table's web consoles (None: none)
 
 
 def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int]) -> None:
@@ -64,6 +65,12 @@ def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int
         "stdout gets only the last line",
     )
     parser.add_argument(
+        "--web",
+        metavar="HOST:PORT",
+        help="also serve the simulated table's web consoles there (tablectl web, "
+        "docs/web.md), with this run's logins printed at start",
+    )
+    parser.add_argument(
         "--workdir",
         metavar="DIR",
         help="keep the simulated table's journal, sockets and devices in DIR "
@@ -87,6 +94,7 @@ def options(args: argparse.Namespace) -> Options:
             ("--pace-ms", args.pace_ms != DEFAULT_PACE_MS),
             ("--rounds", args.rounds is not None),
             ("--manual", args.manual),
+            ("--web", args.web is not None),
         )
         if given
     ]
@@ -96,6 +104,8 @@ def options(args: argparse.Namespace) -> Options:
         raise UsageError("--pace-ms is the autoplay dealer's pace, not with --manual")
     if args.pace_ms < 0:
         raise UsageError(f"--pace-ms must be 0 or more, not {args.pace_ms}")
+    if args.web is not None:
+        _check_listen(args.web)
     return Options(
         args.config,
         args.game,
@@ -105,4 +115,11 @@ def options(args: argparse.Namespace) -> Options:
         args.workdir,
         args.plain,
         args.manual,
+        args.web,
     )
+
+
+def _check_listen(listen: str) -> None:
+    host, sep, port = listen.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--web must be HOST:PORT (a port 1-65535), not {listen!r}")

@@ -43,6 +43,10 @@ def test_simulated_run_is_fixed_by_its_seed(tmp_path: Path) -> None:
             ("run", "--simulate", "--manual", "--pace-ms", "10"),
             "--pace-ms is the autoplay dealer's pace, not with --manual",
         ),
+        (("run", "--config", "table.toml", "--web", "127.0.0.1:8080"), "--web is for a simulated"),
+        (("run", "--simulate", "--web", "8080"), "--web must be HOST:PORT"),
+        (("run", "--simulate", "--web", "localhost:99999"), "--web must be HOST:PORT"),
+        (("run", "--simulate", "--web", ":8080"), "--web must be HOST:PORT"),
         (("run", "--config", "/nonexistent/table.toml"), "cannot read the configuration"),
     ],
 )
