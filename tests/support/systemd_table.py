@@ -54,7 +54,7 @@ def install(machine: Machine) -> str:
     the user, groups and directories. The version line of the installed tablectl."""
     if not DEB.exists():
         raise MachineError(f"{DEB} is missing: run `make deb` (make test builds it first)")
-    package = copy_in(machine, DEB, f"/var/tmp/tablectl_{deb_version()}_all.deb")
+    package = copy_in(machine, DEB, f"/var/tmp/tablectl_{deb_version()}_amd64.deb")
     machine.run(
         "env",
         "DEBIAN_FRONTEND=noninteractive",

@@ -241,7 +241,7 @@ def _nothing_after(run: Procedure, output: str) -> None:
 
 
 def _copy_package(run: Procedure) -> None:
-    copy_in(run.machine, DEB, f"{WORKDIR}/tablectl_{deb_version()}_all.deb")
+    copy_in(run.machine, DEB, f"{WORKDIR}/tablectl_{deb_version()}_amd64.deb")
 
 
 def _installed_from_this_checkout(run: Procedure, output: str) -> None:
@@ -318,7 +318,7 @@ def _newer_package(run: Procedure) -> None:
     subprocess.run(["dpkg-deb", "-R", str(DEB), str(tree)], check=True)
     control = tree / "DEBIAN" / "control"
     control.write_text(re.sub(r"(?m)^Version: .*$", f"Version: {version}", control.read_text()))
-    newer = run.machine.path(f"{WORKDIR}/tablectl_{version}_all.deb")
+    newer = run.machine.path(f"{WORKDIR}/tablectl_{version}_amd64.deb")
     subprocess.run(
         ["dpkg-deb", "-Zgzip", "-z1", "--build", str(tree), str(newer)],
         check=True,
