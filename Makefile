@@ -36,11 +36,11 @@ $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 # The simulated table with its web consoles (README "Quick start"): the daemon on
 # simulated devices, and `tablectl web` beside it on WEB (default 127.0.0.1:8080),
 # whose URLs and this run's one-time logins are printed first. Its journal, sockets,
-# logins and log are kept in WORKDIR (default .run/table, said at start).
+# logins and log are kept in WORKDIR (default .run/GAME, said at start).
 # MANUAL=1: no robot, the dealer plays from /dealer, the simulated devices act when he
 # does. ROUNDS=N stops after N rounds; GAME=spanish21 (or midibaccarat) picks the game;
 # PACE_MS=N is the robot dealer's time per action; SEED=N the shoe's.
-WORKDIR ?= .run/table
+WORKDIR ?= .run/$(or $(GAME),baccarat)
 WEB ?= 127.0.0.1:8080
 run: $(VENV)/.installed
 	$(BIN)/tablectl run --simulate --workdir $(WORKDIR) --web $(WEB) \

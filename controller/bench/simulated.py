@@ -119,7 +119,7 @@ class SimulatedTable:
         reader = self._sims.get("reader")
         if reader is None:
             return None
-            from firmware_sim.usb_backend import SimUsbBackend
+        from firmware_sim.usb_backend import SimUsbBackend
 
         return SimUsbBackend(str(reader.link_path))
 

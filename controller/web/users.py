@@ -92,7 +92,10 @@ def check(users: dict[str, User], login: str, password: str) -> User | None:
 
 def set_password(path: Path, login: str, role: str, password: str) -> None:
     """Write ``login``'s role and the hash of ``password`` into the file (created
-    0600 when missing), replacing the file whole so a reader never sees half of it."""
+    0600 when missing), replacing the file whole so a reader never sees half of it. A
+    file that exists keeps its group and its group's read permission: the packaged
+    one is root:tablectl-web 0640 (systemd/tablectl.tmpfiles.conf), which the web's
+    unit reads as user tablectl-web."""
     if not LOGIN.fullmatch(login):
         raise UsersError(f"login {login!r} is not lower-case letters, digits, _ . -")
     if not password:
@@ -106,6 +109,7 @@ def set_password(path: Path, login: str, role: str, password: str) -> None:
     temporary = path.with_name(f".{path.name}.new")
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        _keep_group(fd, path)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
@@ -113,3 +117,13 @@ def set_password(path: Path, login: str, role: str, password: str) -> None:
         os.replace(temporary, path)
     except OSError as exc:
         raise UsersError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _keep_group(fd: int, path: Path) -> None:
+    """The new file ``fd`` given ``path``'s group, and its group read bit, if any."""
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        return
+    os.fchown(fd, -1, before.st_gid)  # a group of the owner's, or root's: allowed
+    os.fchmod(fd, 0o600 | (before.st_mode & 0o040))

@@ -217,7 +217,7 @@ def test_tmpfiles_lines_name_only_known_owners_and_shut_out_others() -> None:
         "/run/tablectl/.events-group",
     ]
     for kind, path, mode, owner, group, age in entries:
-        assert kind in ("d", "z"), path
+        assert kind in ("d", "z", "f"), path
         assert owner in ("root", "tablectl"), path
         assert group in sysusers_names, f"{path}: group {group} not created by sysusers"
         assert age == "-", path

@@ -238,6 +238,90 @@ def test_the_exposure_score_is_at_most_today_s(machine: Machine) -> None:
     assert float(found[1]) <= MAX_EXPOSURE, out
 
 
+# Run inside the container by its own python (the package's): log in as ARGV[1] with
+# ARGV[2], then POST ARGV[3] with the session's CSRF token and print the JSON answer.
+WEB_CLIENT = r"""
+import json, sys, urllib.error, urllib.parse, urllib.request
+base = "http://127.0.0.1:8080"
+class Keep(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *a, **k):
+        return None
+opener = urllib.request.build_opener(Keep())
+def call(method, path, body=None, headers={}):
+    req = urllib.request.Request(base + path, data=body, method=method)
+    for k, v in {"Origin": base, **headers}.items():
+        req.add_header(k, v)
+    try:
+        with opener.open(req, timeout=10) as r:
+            return r.status, r.headers, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read().decode()
+login, password, path, body = sys.argv[1:5]
+form = urllib.parse.urlencode({"login": login, "password": password}).encode()
+status, headers, _ = call("POST", "/login", form,
+                          {"Content-Type": "application/x-www-form-urlencoded"})
+assert status == 303, status
+cookie = {"Cookie": headers["Set-Cookie"].split(";", 1)[0]}
+page = call("GET", "/" + ("dealer" if login == "dana" else "floor"), None, cookie)[2]
+csrf = page.split('<meta name="csrf" content="', 1)[1].split('"', 1)[0]
+status, _, text = call("POST", path, body.encode(), {**cookie, "X-CSRF-Token": csrf,
+                       "Content-Type": "application/json"})
+print(json.dumps({"status": status, "answer": json.loads(text)}))
+"""
+
+
+def _web(machine: Machine, login: str, path: str, body: dict[str, object]) -> dict[str, object]:
+    out = machine.run(
+        "/usr/lib/tablectl/bin/python",
+        "-c",
+        WEB_CLIENT,
+        login,
+        f"pw-of-{login}",
+        path,
+        json.dumps(body),
+    ).stdout
+    answer: dict[str, object] = json.loads(out)
+    return answer
+
+
+def test_the_web_unit_reaches_the_daemon_by_its_sockets_and_reads_the_journal(
+    machine: Machine,
+) -> None:
+    """tablectl-web.service (docs/web.md) as packaged: logins written with `tablectl web
+    passwd` into the file tmpfiles made, a dealer's command through dealer.sock
+    journaled with the login, and /floor's `journal verify` reading the journal the
+    daemon writes, under ReadOnlyPaths=."""
+    ensure_active(machine)
+    users = "/etc/tablectl/web-users.toml"
+    for login, role in (("dana", "dealer"), ("fred", "floor")):
+        machine.run(
+            "tablectl", "web", "passwd", users, login, "--role", role, stdin=f"pw-of-{login}\n"
+        )
+    st = os.stat(machine.path(users))
+    gid = int(machine.run("getent", "group", "tablectl-web").stdout.split(":")[2])
+    assert (stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid) == (0o640, 0, gid)
+    machine.run("systemctl", "start", "tablectl-web.service", timeout=60)
+    probe = "import urllib.request as u; u.urlopen('http://127.0.0.1:8080/scoreboard', timeout=2)"
+    python = "/usr/lib/tablectl/bin/python"
+    wait_until(
+        lambda: machine.run(python, "-c", probe, check=False).returncode == 0,
+        30,
+        "tablectl-web answering",
+    )
+    done = _web(machine, "dana", "/api/command", {"name": "call_floor", "args": {}})
+    assert done["status"] == 200, done
+    verified = _web(machine, "fred", "/api/verify", {})
+    assert verified["status"] == 200 and verified["answer"]["ok"] is True, verified  # type: ignore[index]
+    logged = [
+        e
+        for e in journal(machine, "-u", "tablectl-web.service")
+        if "web_command" in e.get("MESSAGE", "")
+    ]
+    assert logged, "the web logged no command"
+    assert show(machine, "ActiveState", unit="tablectl-web.service")["ActiveState"] == "active"
+    machine.run("systemctl", "stop", "tablectl-web.service", timeout=60)
+
+
 def test_without_systemd_nspawn_the_boot_fails_with_how_to_get_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -3,6 +3,7 @@ line and a non-zero exit, before anything listens; the users file holds hashes o
 
 from __future__ import annotations
 
+import os
 import socket
 import sqlite3
 import subprocess
@@ -156,3 +157,25 @@ def test_tls_not_a_certificate(tmp_path: Path, users: Path) -> None:
 def test_simulated_devices_not_a_directory(tmp_path: Path, users: Path) -> None:
     done = web(tmp_path, "--users", str(users), "--simulated-devices", str(tmp_path / "none"))
     _one_line(done, 2, "--simulated-devices")
+
+
+def _passwd(users: Path, login: str, role: str, password: str) -> int:
+    return tablectl(
+        "web", "passwd", str(users), login, "--role", role, stdin=f"{password}\n"
+    ).returncode
+
+
+def test_passwd_keeps_the_files_group_and_its_read_permission(tmp_path: Path) -> None:
+    """The packaged file is root:tablectl-web 0640 for the web's unit: a new password
+    must not leave it readable by root alone."""
+    users = tmp_path / "u.toml"
+    assert _passwd(users, "dana", "dealer", "a") == 0
+    group = 65534 if os.geteuid() == 0 else os.getgid()  # nogroup: another group than ours
+    os.chown(users, -1, group)
+    os.chmod(users, 0o640)
+    assert _passwd(users, "erin", "floor", "b") == 0
+    after = users.stat()
+    assert (after.st_gid, after.st_mode & 0o777) == (group, 0o640)
+    os.chmod(users, 0o600)  # not readable by its group: it stays so
+    assert _passwd(users, "dana", "dealer", "c") == 0
+    assert users.stat().st_mode & 0o777 == 0o600
