@@ -81,6 +81,13 @@ def read_tail(path: Path) -> Mark | None:
     return None if found is None else Mark(int(found[1]), found[2].decode("ascii"))
 
 
+# The witnesses hold a row's number and hash, which the journal holds too: readable by
+# the journal's group (0640 with the journal, the unit's UMask=0027), so that a reader
+# of the journal (`tablectl journal verify`, the web's /floor as user tablectl-web in
+# group tablectl) checks them as well.
+WITNESS_MODE = 0o640
+
+
 class Checkpoint:
     """The journal's ``journal.checkpoint``, kept by the journal's writer and marked
     broken by the full check's thread (hence the lock)."""
@@ -105,7 +112,7 @@ class Checkpoint:
 
     def _write(self, mark: Mark) -> None:
         data = {"format": FORMAT, "seq": mark.seq, "hash": mark.hash, "broken": mark.broken}
-        durable.replace(self.path, (json.dumps(data) + "\n").encode("utf-8"), 0o600)
+        durable.replace(self.path, (json.dumps(data) + "\n").encode("utf-8"), WITNESS_MODE)
         self.mark = mark
 
 
@@ -115,7 +122,7 @@ class Tail:
     def __init__(self, path: Path, seq: int, digest: str) -> None:
         self.path = path
         if not path.exists():
-            durable.create(path, _tail(seq, digest), 0o600, None)
+            durable.create(path, _tail(seq, digest), WITNESS_MODE, None)
         self._fd: int | None = os.open(path, os.O_WRONLY)
         self.wrote(seq, digest)
         os.ftruncate(self._fd, _TAIL_SIZE)  # whatever else the file held, it is one record

@@ -75,9 +75,9 @@ def _witnesses(files: JournalFiles) -> tuple[dict[int, tuple[str, Mark]], list[s
     problems: list[str] = []
     try:
         checkpoint = read_checkpoint(files.checkpoint)
-    except JournalError:
+    except JournalError as exc:  # not one, or not readable: the line says which
         checkpoint = None
-        problems.append(f"{files.checkpoint.name}: not a journal checkpoint")
+        problems.append(str(exc))
     tail = read_tail(files.tail)
     for name, mark in ((files.tail.name, tail), (files.checkpoint.name, checkpoint)):
         if mark is not None and mark.seq > 0:

@@ -175,6 +175,23 @@ def test_journal_verify_command(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert err.count("\n") == 1 and "no such journal" in err
 
 
+def test_the_witnesses_are_readable_by_the_journals_group_and_verify_says_why_not(
+    tmp_path: Path,
+) -> None:
+    """The checkpoint and the tail record hold a row's number and hash, as the journal
+    does: 0640 like it, so that a reader in its group (the web's /floor) checks them
+    too. One that cannot be read is said so, not called "not a checkpoint"."""
+    path = tmp_path / "j.db"
+    _filled(path, 3)
+    for name in ("j.checkpoint", "j.tail"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o640, name
+    checkpoint = tmp_path / "j.checkpoint"
+    checkpoint.unlink()
+    checkpoint.mkdir()  # read_text fails with an OSError, as without permission
+    problems = verify(path).problems
+    assert len(problems) == 1 and "cannot read the checkpoint" in problems[0], problems
+
+
 def test_rows_are_read_backwards_from_the_end_or_from_a_row(tmp_path: Path) -> None:
     with SqliteJournal(tmp_path / "journal.db") as journal:
         for n in range(5):
