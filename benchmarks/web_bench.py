@@ -23,15 +23,8 @@ from pathlib import Path
 from playwright.sync_api import Page, sync_playwright
 
 from controller.journal import open_read_only
+from tests.support.web import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 PASSWORD = "bench-pass-1"
 
 # In the page: one draw from the panel, the time until the page shows a later entry.
@@ -147,7 +140,7 @@ def measure(cards: int, port: int) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         daemon, web = _start(Path(tmp), port)
         try:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page()
             base = f"http://127.0.0.1:{port}"
             page.goto(f"{base}/login?next=/dealer")

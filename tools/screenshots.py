@@ -16,14 +16,8 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
 
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from tests.support.web import CHROMIUM, CHROMIUM_ARGS
+
 SIZES = {"desktop": (1920, 1080), "tablet": (1280, 800)}
 PAGES = {"baccarat": ("scoreboard", "pit"), "spanish21": ("dealer", "floor")}
 LOGINS = {"dealer": "dealer", "floor": "floor", "pit": "floor"}
@@ -113,7 +107,7 @@ def main(argv: list[str]) -> int:
     out = Path(argv[0] if argv else "docs/screenshots")
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for game, pages in PAGES.items():
             work = Path(tmp) / game
             work.mkdir()

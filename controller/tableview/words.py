@@ -62,7 +62,12 @@ CAUSES: Final[Mapping[str, tuple[str, str]]] = {
     "ten_found": ("a ten in the shoe", "the floor's clear (the ten removed)"),
     "shoe_empty": ("shoe empty", "the floor's clear; the shoe ends"),
     "missed_card_late": ("missed card declared late", "the floor's clear; the round is void"),
-    "interrupted_round": ("restart during a round", "the floor's clear"),
+    # docs/recovery.md, "A round still in play": the card is checked against its seal.
+    "interrupted_round": (
+        "restart during a round",
+        "the floor's clear; a sealed hole card entered as read from the layout "
+        "(checked against its seal, 551.8(e)), or no card to void the round",
+    ),
 }
 
 OUTCOMES: Final[Mapping[str, str]] = {
