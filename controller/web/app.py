@@ -58,7 +58,7 @@ def build(options: WebOptions) -> web.Application:
     app[auth.FAILED] = FailedLogins()
     app[auth.SECURE] = options.secure_cookie
     app[TLS] = options.tls_cert is not None
-    app[HUB] = Hub(options.runtime_dir, options.journal)
+    app[HUB] = Hub(options.runtime_dir, options.journal, options.shifts)
     static = resources.files("controller.web") / "static"
     if options.simulated_devices is not None:
         from controller.web import panel

@@ -13,6 +13,7 @@ from controller.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
 def add_parser(sub: Any) -> None:
     from controller.web.options import DEFAULT_LISTEN
+    from controller.web.shifts import DEFAULT as SHIFTS
 
     web = sub.add_parser(
         "web",
@@ -35,6 +36,12 @@ def add_parser(sub: Any) -> None:
     web.add_argument("--users", metavar="FILE", help="the logins (tablectl web passwd)")
     web.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this certificate")
     web.add_argument("--tls-key", metavar="FILE", help="the certificate's private key")
+    web.add_argument(
+        "--shifts",
+        default=SHIFTS,
+        metavar="HH:MM,...",
+        help=f"when the pit's shifts start, local time (default {SHIFTS})",
+    )
     web.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
     web.add_argument(
         "--simulated-devices",

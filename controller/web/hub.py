@@ -44,8 +44,11 @@ def _reader(journal: Path | None) -> Any:
 
 
 class Hub:
-    def __init__(self, runtime_dir: Path, journal: Path | None) -> None:
-        self.models = Models()
+    def __init__(
+        self, runtime_dir: Path, journal: Path | None, shift_starts: tuple[int, ...]
+    ) -> None:
+        self.shift_starts = shift_starts
+        self.models = Models(shift_starts)
         self.journal = journal
         self.status: dict[str, Any] | None = None
         self.bridge = Bridge(runtime_dir, self._feed, self._updated, _reader(journal), self._reset)
@@ -56,7 +59,7 @@ class Hub:
         self.models.feed(seq, entry, at)
 
     def _reset(self) -> None:
-        self.models = Models()
+        self.models = Models(self.shift_starts)
 
     def message(self, page: str) -> str:
         view = VIEWS[page](self.models)

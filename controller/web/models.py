@@ -13,13 +13,16 @@ from typing import Any, Final
 from controller.boards.pit import Pit
 from controller.boards.scoreboard import Scoreboard
 from controller.tableview.model import TableModel
+from controller.web import shifts
 
 RECENT: Final = 20  # the floor's recent entries
 WAITING: Final = 100_000  # entries kept while the game is not known yet
 
 
 class Models:
-    def __init__(self) -> None:
+    def __init__(self, shift_starts: tuple[int, ...] = shifts.parse(shifts.DEFAULT)) -> None:
+        self.shift_starts = shift_starts
+        self.next_shift = 0.0  # when the pit's shift ends (set with the pit)
         self.game: str | None = None
         self.table: TableModel | None = None
         self.board: Scoreboard | None = None
@@ -32,7 +35,9 @@ class Models:
         if self.game is not None or not isinstance(game, str):
             return
         self.game = game
-        self.table, self.board, self.pit = TableModel(game), Scoreboard(game), Pit(game)
+        since, self.next_shift = shifts.current(time.time(), self.shift_starts)
+        self.table, self.board = TableModel(game), Scoreboard(game)
+        self.pit = Pit(game, at=since)  # the journal's rows of the shift count
         while self._waiting:
             self._feed(*self._waiting.popleft())
 
@@ -49,6 +54,9 @@ class Models:
         assert self.table is not None and self.board is not None and self.pit is not None
         self.table.feed(seq, entry)
         self.board.feed(seq, entry)
+        if at >= self.next_shift:  # a new shift: its figures from its start
+            since, self.next_shift = shifts.current(at, self.shift_starts)
+            self.pit.reset(since)
         self.pit.feed(seq, entry, at)
         self.recent.append({"seq": seq, "type": entry.get("type"), "at": at})
 

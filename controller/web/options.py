@@ -10,7 +10,7 @@ from pathlib import Path
 
 from controller.errors import TablectlError
 from controller.journal import JournalError, open_read_only
-from controller.web import users
+from controller.web import shifts, users
 from controller.web.users import User
 
 DEFAULT_LISTEN = "127.0.0.1:8080"
@@ -30,6 +30,7 @@ class WebOptions:
     tls_cert: str | None
     tls_key: str | None
     simulated_devices: Path | None = None
+    shifts: tuple[int, ...] = shifts.parse(shifts.DEFAULT)  # minutes after midnight
 
     @property
     def secure_cookie(self) -> bool:
@@ -94,4 +95,10 @@ def options(args: argparse.Namespace) -> WebOptions:
     panel = Path(args.simulated_devices) if args.simulated_devices else None
     if panel is not None and not panel.is_dir():
         raise OptionsError(f"--simulated-devices {panel}: no such directory")
-    return WebOptions(runtime, journal, host, port, known, args.tls_cert, args.tls_key, panel)
+    try:
+        starts = shifts.parse(args.shifts)
+    except shifts.ShiftsError as exc:
+        raise OptionsError(str(exc)) from None
+    return WebOptions(
+        runtime, journal, host, port, known, args.tls_cert, args.tls_key, panel, starts
+    )
