@@ -23,7 +23,11 @@ from pathlib import Path
 from playwright.sync_api import Page, sync_playwright
 
 from controller.journal import open_read_only
-from tests.support.web import CHROMIUM, CHROMIUM_ARGS
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a script: the browser's arguments are the tests'
+
+from tests.support.web import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 PASSWORD = "bench-pass-1"
 
