@@ -47,6 +47,15 @@ class FailedLogins:
         return math.ceil(wait) if wait > 0 else 0
 
     def failed(self, *keys: str) -> None:
+        """A failure for each of ``keys``. Keys whose failures have all left the window
+        are forgotten, and a key keeps only its last ``limit`` (all the check needs),
+        so logins invented by the thousand cost memory for one window at most."""
         now = self._clock()
+        for stale in [k for k, times in self._failures.items() if times[-1] <= now - self.window]:
+            del self._failures[stale]
         for key in keys:
-            self._failures.setdefault(key, deque()).append(now)
+            self._failures.setdefault(key, deque(maxlen=self.limit)).append(now)
+
+    def __len__(self) -> int:
+        """The keys with a failure still counted."""
+        return len(self._failures)
