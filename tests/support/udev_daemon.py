@@ -58,6 +58,7 @@ HIDDEN = ("/etc/udev", "/usr/local/lib/udev/rules.d", str(PACKAGED))
 UDEVD_LOG = SCRATCH / "udevd.log"
 MODULE = "tests.support.udev_daemon"
 STARTED = 10.0  # seconds udevd has to make its control socket
+PROCESSED = 30.0  # seconds udevd has to process the uevents sent to it
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +215,23 @@ def _run(script: str) -> tuple[int, str]:
     return done.returncode, done.stdout
 
 
+def _wait_processed(sent: int) -> None:
+    """Until udevd's log has every uevent sent so far processed. ``udevadm settle`` may
+    answer before udevd has read a datagram the stand-in has just sent (its ping and the
+    uevent come on different sockets), and a worker stopped in the middle of an event
+    leaves its half-made link (``.#reader...``) behind."""
+    wanted = {f"Device processed (SEQNUM={n}," for n in range(1, sent + 1)}
+    deadline = time.monotonic() + PROCESSED
+    while True:
+        log = UDEVD_LOG.read_text(encoding="utf-8")
+        missing = sorted(w for w in wanted if w not in log)
+        if not missing:
+            return
+        if time.monotonic() > deadline:
+            raise SystemExit(f"udevd never processed: {', '.join(missing)}")
+        time.sleep(0.01)
+
+
 def inner(request: dict[str, Any]) -> dict[str, Any]:
     """Under umockdev-run: udevd and the kernel's stand-in, the blocks in order."""
     udevd = _start_udevd()
@@ -227,6 +245,7 @@ def inner(request: dict[str, Any]) -> dict[str, Any]:
                 time.sleep(0.05)
                 kernel.poll()
                 subprocess.run([str(UDEVADM), "settle"], check=True, timeout=60)
+                _wait_processed(len(kernel.sent))
     finally:
         udevd.terminate()
         udevd.wait(timeout=10)
