@@ -48,7 +48,7 @@ run: $(VENV)/.installed
 	  $(if $(GAME),--game $(GAME)) $(if $(PACE_MS),--pace-ms $(PACE_MS)) \
 	  $(if $(SEED),--seed $(SEED))
 
-test: lint systemd-tools systemd-container udevadm umockdev chromium deb
+test: lint systemd-tools systemd-container udevadm umockdev chromium mosquitto deb
 	$(BIN)/pytest
 
 # $(call apt_need,CHECK,PACKAGES,WHAT): the tools a test needs. CHECK (shell) holds, or
@@ -67,6 +67,12 @@ apt_need = @{ $(1); } >/dev/null 2>&1 \
 systemd-tools:
 	$(call apt_need,command -v systemd-analyze && command -v systemd-cat && command -v journalctl \
 	  && test -x /lib/systemd/systemd-journald,systemd,systemd-analyze or journald is missing)
+
+# tests/uplink and tests/floor run a real broker (tests/support/mosquitto.py) with the
+# certificates openssl makes; installed the same way when missing.
+.PHONY: mosquitto
+mosquitto:
+	$(call apt_need,command -v mosquitto && command -v mosquitto_passwd && command -v openssl,mosquitto openssl,mosquitto or openssl is missing)
 
 # tests/system boots systemd in systemd-nspawn (package systemd-container); installed
 # the same way when missing.
