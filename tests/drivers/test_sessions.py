@@ -79,7 +79,9 @@ def test_two_sessions_share_one_thread_and_each_delivers_in_order(
 ) -> None:
     poller, ((a, drv_a), (b, drv_b)) = pair
     assert poller._thread is not None and poller._thread.is_alive()
-    assert len(poller._served()) == 2  # both sessions on the poller's one thread
+    # Both sessions on the poller's one thread. A driver says it is connected before it
+    # hands its session over, so the second may still be on its way to the poller.
+    _wait(lambda: len(poller._served()) == 2, "both sessions served")
     sent_a = [a.card(r) for r in "A23456"]
     sent_b = [b.card(r) for r in "789TJQ"]
     for driver, sent in ((drv_a, sent_a), (drv_b, sent_b)):
