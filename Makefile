@@ -48,8 +48,12 @@ run: $(VENV)/.installed
 	  $(if $(GAME),--game $(GAME)) $(if $(PACE_MS),--pace-ms $(PACE_MS)) \
 	  $(if $(SEED),--seed $(SEED))
 
+# The suite in TEST_JOBS processes (pytest-xdist), a test file to one process at a time
+# (its module fixtures made once): most tests wait on processes, terminals and sockets
+# rather than compute, so two share two cores well. TEST_JOBS=0 runs it in one.
+TEST_JOBS ?= 2
 test: lint systemd-tools systemd-container udevadm umockdev chromium mosquitto deb
-	$(BIN)/pytest
+	$(BIN)/pytest $(if $(filter-out 0,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 
 # $(call apt_need,CHECK,PACKAGES,WHAT): the tools a test needs. CHECK (shell) holds, or
 # PACKAGES are installed from Debian when we are root with apt-get (a fresh machine, CI),
