@@ -40,7 +40,9 @@ from controller.uplink.status import Status
 
 CONNACK_WAIT: Final = 10.0  # seconds the broker has to answer CONNECT
 OFFLINE_WAIT: Final = 2.0  # seconds the broker has to acknowledge the offline status at a stop
-STATUS_EVERY: Final = 5.0  # seconds between two statuses that differ only by seq
+# Seconds between two statuses that differ only by seq while rows keep coming; once
+# every row is sent the status says the last one.
+STATUS_EVERY: Final = 5.0
 STEADY: Final = 30.0  # seconds of connection after which the back-off starts again
 
 
@@ -98,6 +100,7 @@ class Uplink:
         self.shown: dict[str, object] | None = None
         self.status_at = 0.0
         self.status_seq = -1
+        self.caught_up = False
 
     def run(self, stop: Stopping) -> None:
         """Until ``stop``: connect, stream, and after any failure back off and again."""
@@ -129,42 +132,35 @@ class Uplink:
             link.close()
 
     def _connect(self, link: Link, stop: Stopping) -> bool:
+        """TCP, TLS, CONNECT and its CONNACK: True when the broker took the connection,
+        else False after one log line."""
         broker = self.settings.broker
+        where = {"host": broker.host, "port": broker.port}
         try:
             link.open()
         except OSError as exc:
-            self.log.warning(
-                "uplink_connect_failed", host=broker.host, port=broker.port, error=str(exc)
-            )
+            self.log.warning("uplink_connect_failed", **where, error=str(exc))
             return False
         deadline = time.monotonic() + CONNACK_WAIT
         while link.connack is None and link.lost is None and not stop.is_set():
             if time.monotonic() > deadline:
-                self.log.warning(
-                    "uplink_connect_failed", host=broker.host, port=broker.port, error="no CONNACK"
-                )
-                return False
+                link.lost = "no CONNACK in time"
             link.loop(0.1)
         if link.connack is None:
             if link.lost is not None:
-                self.log.warning(
-                    "uplink_connect_failed",
-                    host=broker.host,
-                    port=broker.port,
-                    error=str(link.lost),
-                )
+                self.log.warning("uplink_connect_failed", **where, error=str(link.lost))
             return False
         if link.connack.is_failure:
+            reason, code = str(link.connack), link.connack.value
             self.log.error(
                 "uplink_connect_refused",
-                host=broker.host,
-                port=broker.port,
+                **where,
                 username=broker.username,
-                reason=str(link.connack),
-                code=link.connack.value,
+                reason=reason,
+                code=code,
             )
             return False
-        self.log.info("uplink_connected", host=broker.host, port=broker.port, cursor=self.done)
+        self.log.info("uplink_connected", **where, cursor=self.done)
         return True
 
     def _stream(self, link: Link, stop: Stopping) -> None:
@@ -185,7 +181,9 @@ class Uplink:
         if room <= 0:
             return
         table = self.settings.table_id
-        for row in self.outbox.after(self.sent, room):
+        rows = self.outbox.after(self.sent, room)
+        self.caught_up = len(rows) < room  # every row committed so far is sent
+        for row in rows:
             mid = link.publish(
                 self.topic, journal_message(table, row.seq, row.ts, row.body, row.hash)
             )
@@ -199,7 +197,8 @@ class Uplink:
     def _publish_status(self, link: Link, force: bool = False) -> None:
         shown = self.status.shown()
         now = time.monotonic()
-        stale = self.status.seq != self.status_seq and now - self.status_at >= STATUS_EVERY
+        due = self.caught_up or now - self.status_at >= STATUS_EVERY
+        stale = self.status.seq != self.status_seq and due
         if not force and shown == self.shown and not stale:
             return
         payload = status_message(self.settings.table_id, self.status.view())
