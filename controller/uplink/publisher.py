@@ -126,10 +126,12 @@ class Uplink:
                 self._stream(link, stop)
                 if time.monotonic() - began > STEADY:
                     self.backoff.reset()
-        finally:
-            if stop.is_set() and link.lost is None and link.connack is not None:
-                self._goodbye(link)
-            link.close()
+        except BaseException:
+            link.close(clean=False)  # the journal failed: the will says the table is offline
+            raise
+        if stop.is_set() and link.lost is None and link.connack is not None:
+            self._goodbye(link)
+        link.close()
 
     def _connect(self, link: Link, stop: Stopping) -> bool:
         """TCP, TLS, CONNECT and its CONNACK: True when the broker took the connection,
@@ -177,7 +179,7 @@ class Uplink:
             return
 
     def _fill(self, link: Link) -> None:
-        room = self.settings.window - len(self.inflight)
+        room = min(self.settings.window, link.receive_maximum) - len(self.inflight)
         if room <= 0:
             return
         table = self.settings.table_id

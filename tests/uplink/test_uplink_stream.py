@@ -68,12 +68,9 @@ def test_a_whole_shoe_reaches_the_floor_row_for_row(broker: Broker, tmp_path: Pa
         ("T1", s, t, h) for s, t, _, h in stored
     ]
     assert [m.entry for m in got] == entries
-    table_state = TableState()
-    for entry in entries:
-        table_state.feed(entry)
     final = [s for s in statuses(sub, "T1") if s["online"]][-1]
     assert final["seq"] == last and final["at"] == stored[-1][1]
-    assert {k: final[k] for k in ("state", "shoe", "round")} == table_state.view()
+    assert {k: final[k] for k in ("state", "shoe", "round")} == _state(stored)
     assert final["devices"] == {"shoe": "connected", "shuffler": "connected"}
     assert statuses(sub, "T1")[-1] == {"table": "T1", "online": False}  # said at the stop
     assert cursor_of(tmp_path / "u" / "state") == {
@@ -128,7 +125,20 @@ def test_a_broker_outage_and_an_uplink_crash_lose_nothing(
     assert figures["duplicates"] <= 64  # only what was in flight at a cut (the window)
     got = {m.seq: m for m in sub.journal(topic)}
     assert all(got[s].hash == h for s, _, _, h in stored)
+    # The restarted uplink's status, rebuilt from row 1: the devices connected long
+    # before its cursor are in it.
+    final = [s for s in statuses(sub, "T4") if s["online"]][-1]
+    assert final["seq"] == stored[-1][0]
+    assert {k: final[k] for k in ("state", "shoe", "round")} == _state(stored)
+    assert final["devices"] == {"shoe": "connected", "shuffler": "connected"}
     sub.close()
+
+
+def _state(stored: list[tuple[int, str, str, str]]) -> dict[str, object]:
+    table_state = TableState()
+    for _, _, body, _ in stored:
+        table_state.feed(json.loads(body))
+    return table_state.view()
 
 
 def _journal(path: Path, first: int, count: int) -> None:
