@@ -85,7 +85,7 @@ def test_a_broker_outage_and_an_uplink_crash_lose_nothing(
     broker: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     table = tmp_path / "table"
-    daemon = simulated_table(table, "--rounds", "22", "--pace-ms", "40", "--seed", "5")
+    daemon = simulated_table(table, "--rounds", "32", "--pace-ms", "40", "--seed", "5")
     journal, topic = table / "journal.db", journal_topic("T4")
     sub = subscriber(broker, "T4", "floor-outage")
     wait_for_file(journal)
