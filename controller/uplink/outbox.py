@@ -39,7 +39,9 @@ class Outbox:
         return failure(self.path, exc)
 
     def _data_version(self) -> int:
-        (version,) = self._db.execute("PRAGMA data_version").fetchone()
+        # fetchall, not fetchone: the statement runs to its end, so no read
+        # transaction is left open to hold back the daemon's checkpoints.
+        ((version,),) = self._db.execute("PRAGMA data_version").fetchall()
         return int(version)
 
     def after(self, seq: int, limit: int) -> list[OutRow]:
@@ -63,10 +65,10 @@ class Outbox:
     def hash_of(self, seq: int) -> str | None:
         """Row ``seq``'s hash, or None when there is no such row."""
         try:
-            found = self._db.execute("SELECT hash FROM rows WHERE seq = ?", (seq,)).fetchone()
+            found = self._db.execute("SELECT hash FROM rows WHERE seq = ?", (seq,)).fetchall()
         except sqlite3.Error as exc:
             raise self._failed(exc) from None
-        return None if found is None else str(found[0])
+        return str(found[0][0]) if found else None
 
     def bodies(self, upto: int, batch: int = 1000) -> Iterator[tuple[int, str, str]]:
         """(seq, ts, body) of every row up to ``upto``, read a batch at a time so no

@@ -94,9 +94,9 @@ class UplinkProcess:
             time.sleep(0.02)
         return found
 
-    def stop(self, timeout: float = 10) -> int:
-        """SIGTERM: its exit status."""
-        self.proc.send_signal(signal.SIGTERM)
+    def stop(self, timeout: float = 10, sig: signal.Signals = signal.SIGTERM) -> int:
+        """SIGTERM (or ``sig``): its exit status."""
+        self.proc.send_signal(sig)
         return self.proc.wait(timeout)
 
     def kill(self) -> None:

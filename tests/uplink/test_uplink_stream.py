@@ -6,6 +6,7 @@ survives a restart; a client certificate instead of a password."""
 from __future__ import annotations
 
 import json
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -174,7 +175,7 @@ def test_a_client_certificate_logs_the_table_in(broker: Broker, tmp_path: Path) 
     conf = config(tmp_path / "u", "C1", journal, cert_broker(broker, "C1"))
     with UplinkProcess(conf) as uplink:
         sub.wait_seq(topic, 5)
-        assert uplink.stop() == 0
+        assert uplink.stop(sig=signal.SIGINT) == 0  # Ctrl-C: the same clean stop
     assert [m.seq for m in sub.journal(topic)] == [1, 2, 3, 4, 5]
     assert statuses(sub, "C1")[-1] == {"table": "C1", "online": False}
     sub.close()
