@@ -34,6 +34,22 @@ class Outbox:
         self._db = open_read_only(self.path)
         self._end: int | None = None  # the last seq when the reader last reached the end
         self._version: int | None = None  # data_version then
+        try:
+            # Read once now, so a journal that cannot be read is said at start: e.g.
+            # the daemon stopped, its write-ahead log gone, and this user unable to
+            # create one beside the journal (a read-only reader needs it to exist).
+            self.last = self.last_seq()
+        except JournalError:
+            self._db.close()
+            raise
+
+    def last_seq(self) -> int:
+        """The last row's seq (0: no row)."""
+        try:
+            ((last,),) = self._db.execute("SELECT coalesce(max(seq), 0) FROM rows").fetchall()
+        except sqlite3.Error as exc:
+            raise self._failed(exc) from None
+        return int(last)
 
     def _failed(self, exc: sqlite3.Error) -> JournalError:
         return failure(self.path, exc)
