@@ -204,12 +204,12 @@ class Uplink:
             self.sent = row.seq
             self.status.feed_body(row.seq, row.ts, row.body)
 
-    def _publish_status(self, link: Link, force: bool = False) -> None:
+    def _publish_status(self, link: Link) -> None:
         shown = self.status.shown()
         now = time.monotonic()
         due = self.caught_up or now - self.status_at >= STATUS_EVERY
         stale = self.status.seq != self.status_seq and due
-        if not force and shown == self.shown and not stale:
+        if shown == self.shown and not stale:
             return
         payload = status_message(self.settings.table_id, self.status.view())
         mid = link.publish(status_topic(self.settings.table_id), payload, retain=True)
