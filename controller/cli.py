@@ -1,8 +1,8 @@
 """The ``tablectl`` command line: ``run`` (the daemon, controller/daemon/), the
 console's ``status``, ``events`` and ``send`` (controller/client.py), ``bench``
 (controller/bench/), ``analyze``, ``journal verify`` and ``journal export``, the pages'
-``web`` (controller/web/), and the technician's ``keygen``, ``device info`` and
-``config check`` (controller/technician/).
+``web`` (controller/web/), the floor's ``floor`` (controller/floor/), and the
+technician's ``keygen``, ``device info`` and ``config check`` (controller/technician/).
 Exit codes: docs/cli.md.
 
 A command's module is imported only when that command is given, so ``tablectl run
@@ -148,6 +148,18 @@ def _web(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return web.run(args)
 
 
+def _floor_parser(sub: Subparsers) -> None:
+    from controller.floor import cli as floor
+
+    floor.add_parser(sub)
+
+
+def _floor(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller.floor import cli as floor
+
+    return floor.run(args)
+
+
 def _technician_parsers(sub: Subparsers) -> None:
     from controller import technician
 
@@ -174,6 +186,7 @@ _COMMANDS: dict[str, tuple[Adder, Runner]] = {
     "bench": (_bench_parser, _bench),
     "journal": (_journal_parsers, _journal),
     "web": (_web_parser, _web),
+    "floor": (_floor_parser, _floor),
     "keygen": (_technician_parsers, _technician),
     "device": (_technician_parsers, _technician),
     "config": (_technician_parsers, _technician),

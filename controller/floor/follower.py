@@ -131,7 +131,10 @@ class Follower:
                 tls_version=ssl.PROTOCOL_TLS_CLIENT,
             )
         except (ssl.SSLError, OSError) as exc:
-            raise FollowerError(f"broker TLS files: {exc.__class__.__name__}: {exc}") from None
+            files = f"cafile {broker.cafile}" + (
+                f", certfile {broker.certfile}" if broker.certfile else ""
+            )
+            raise FollowerError(f"[broker] {files}: not usable for TLS ({exc})") from None
         if broker.username is not None:
             client.username_pw_set(broker.username, broker.password)
         client.on_connect = self._on_connect

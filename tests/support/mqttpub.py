@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -70,6 +71,25 @@ class Publisher:
     def rows(self, entries: list[tuple[int, dict[str, Any]]]) -> None:
         for seq, entry in entries:
             self.row(seq, entry)
+
+    def journal(self, path: Path, after: int = 0, upto: int | None = None) -> int:
+        """The rows of a real journal after ``after`` (up to ``upto``), each as stored
+        (its time, body and hash); the last seq sent."""
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = db.execute(
+                "SELECT seq, ts, body, hash FROM rows WHERE seq > ? AND seq <= ? ORDER BY seq",
+                (after, upto if upto is not None else 2**62),
+            ).fetchall()
+        finally:
+            db.close()
+        infos = [
+            self.client.publish(journal_topic(self.table), journal_message(self.table, *row), qos=1)
+            for row in rows
+        ]
+        for info in infos:
+            info.wait_for_publish(WAIT)
+        return int(rows[-1][0]) if rows else after
 
     def status(self, **fields: object) -> None:
         payload = status_message(self.table, {"at": now(), **fields})

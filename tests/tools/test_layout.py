@@ -84,8 +84,10 @@ def test_no_test_module_imports_another() -> None:
 
 # The layers' folders; a test module sits in one of them. system: the installed unit
 # under a real systemd (booted in systemd-nspawn). web: tablectl web, over HTTP and in a
-# real browser.
-LAYERS = ("drivers", "sim", "rules", "table", "stack", "daemon", "tools", "system", "web")
+# real browser. floor: tablectl floor on a real MQTT broker.
+LAYERS = (
+    "drivers", "sim", "rules", "table", "stack", "daemon", "tools", "system", "web", "floor",
+)  # fmt: skip
 
 
 def test_each_test_module_is_in_its_layers_folder() -> None:
