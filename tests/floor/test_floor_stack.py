@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,14 @@ class Env:
     def publisher(self, table: str) -> Publisher:
         return Publisher(self.broker.port, self.broker.certs.ca, table, f"pw-{table}")
 
+    def subscribed(self, fred: Client, table: str) -> Publisher:
+        """``table``'s publisher once the floor behind ``fred`` has its status: it has
+        subscribed (a new floor gets only what is published after that)."""
+        publisher = self.publisher(table)
+        publisher.status(state="starting", shoe=None, round=None, halted=False, devices={})
+        wait_for(lambda: table in tables(fred))
+        return publisher
+
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
@@ -58,7 +67,9 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
         journal = simulated_journal(root / "table", "baccarat", rounds=3, seed=7)
         floor = start(config(root / "floor", broker, users))
         try:
-            yield Env(root, broker, users, journal, floor, floor.client("fred"))
+            env = Env(root, broker, users, journal, floor, floor.client("fred"))
+            env.subscribed(env.fred, "BAC-19").close()
+            yield env
         finally:
             floor.stop()
     finally:
@@ -167,9 +178,9 @@ def test_the_tables_that_need_a_floorperson_come_first(env: Env) -> None:
 def test_a_restarted_floor_misses_nothing_published_while_it_was_down(env: Env) -> None:
     rows = journal_rows(env.journal)
     second = start(config(env.root / "floor2", env.broker, env.users, client_id="floor-2"))
-    publisher = env.publisher("BAC-07")
-    cut = publisher.journal(env.journal, upto=10)
     fred = second.client("fred")
+    publisher = env.subscribed(fred, "BAC-07")
+    cut = publisher.journal(env.journal, upto=10)
     wait_for(lambda: tables(fred).get("BAC-07", {}).get("seq") == cut)
     assert second.stop() == 0  # SIGTERM: saved, acknowledged, session kept
     last = publisher.journal(env.journal, after=cut)  # the floor is down
@@ -204,5 +215,35 @@ def test_a_refused_password_is_one_line_a_try_and_the_floor_keeps_running(env: E
         status = pit(refused.client("fred"))
         assert status["connected"] is False and status["tables"] == []
     finally:
-        assert refused.stop() == 0
+        assert refused.stop(signal.SIGINT) == 0  # Ctrl-C too: exit 0, no traceback
     assert "Traceback" not in refused.log()
+
+
+def test_a_floor_killed_mid_stream_gets_every_row_after_its_restart(env: Env) -> None:
+    path = config(env.root / "floor4", env.broker, env.users, client_id="floor-4")
+    killed = start(path)
+    fred = killed.client("fred")
+    publisher = env.subscribed(fred, "BAC-08")
+    entries = [(1, HEADER)] + [(seq, {"type": "prompt", "text": "x"}) for seq in range(2, 601)]
+    sender = threading.Thread(target=publisher.rows, args=(entries,))
+    sender.start()
+    wait_for(lambda: tables(fred).get("BAC-08", {}).get("seq", 0) >= 150, step=0.01)
+    killed.proc.kill()  # a crash: what it had not saved is not acknowledged either
+    killed.proc.wait()
+    state = env.root / "floor4" / "state" / "tracks.json"
+    kept = json.loads(state.read_text())["tables"]["BAC-08"]["seq"]
+    sender.join()
+    publisher.close()
+    assert 1 <= kept < 600
+    again = start(path)
+    try:
+        fred = again.client("fred")
+        view = wait_for(lambda: tables(fred).get("BAC-08", {}).get("seq") == 600 and
+                        tables(fred)["BAC-08"])  # fmt: skip
+        counters = pit(fred)["counters"]
+        assert counters["gaps"] == 0 and view["missing"] == [] and view["game"] == "baccarat"
+        # Every row after the last one it had kept, once: the broker sent again what
+        # the killed floor had received but not acknowledged.
+        assert counters["received"] - counters["duplicates"] == 600 - kept
+    finally:
+        assert again.stop() == 0

@@ -55,9 +55,9 @@ class Floor:
     base: str
     stderr_path: Path
 
-    def stop(self) -> int:
-        """SIGTERM, as systemd stops it; its exit status."""
-        self.proc.send_signal(signal.SIGTERM)
+    def stop(self, sig: signal.Signals = signal.SIGTERM) -> int:
+        """SIGTERM, as systemd stops it (or ``sig``); its exit status."""
+        self.proc.send_signal(sig)
         return self.proc.wait(20)
 
     def log(self) -> str:
