@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.boards import journal_rows, settled, simulated_journal
+from tests.support.browser import chromium, open_page
 from tests.support.floor import (
     FLOOR_PASSWORD,
     Floor,
@@ -247,3 +248,22 @@ def test_a_floor_killed_mid_stream_gets_every_row_after_its_restart(env: Env) ->
         assert counters["received"] - counters["duplicates"] == 600 - kept
     finally:
         assert again.stop() == 0
+
+
+def test_a_floor_browser_sees_every_table_in_need_order_updating_live(env: Env) -> None:
+    publisher = env.subscribed(env.fred, "BAC-16")
+    publisher.rows([(1, HEADER), (2, {"type": "shuffled", "shoe": 1})])
+    with chromium() as browser:
+        page = open_page(browser, env.floor.base, "/pit", login="fred").page
+        card = page.locator('section[data-table="BAC-16"]')
+        card.wait_for()
+        assert card.get_attribute("data-needs") == "" and "nothing needed" in card.inner_text()
+        shown = page.eval_on_selector_all("section[data-table]", "s => s.map(n => n.dataset.table)")
+        assert shown == [v["table"] for v in pit(env.fred)["tables"]]
+        publisher.row(3, {"type": "halt", "cause": "shuffler_jam", "device": "shuffler"})
+        page.wait_for_selector('section[data-table="BAC-16"][data-needs="stopped fault"]')
+        assert "play stopped: floorperson called" in card.inner_text()
+        shown = page.eval_on_selector_all("section[data-table]", "s => s.map(n => n.dataset.table)")
+        quiet = [v["table"] for v in pit(env.fred)["tables"] if not v["needs"]]
+        assert shown.index("BAC-16") < min(shown.index(t) for t in quiet)
+    publisher.close()
