@@ -54,6 +54,9 @@ RULES = (
     # The bench and the simulator sit above the controller: only the bench itself and
     # the command line (which loads a command's module when it runs) reach them.
     ("controller", ("firmware_sim", "controller.bench"), ("controller.bench", "controller.cli")),
+    # The dealing daemon has no network (its unit allows AF_UNIX and AF_NETLINK only):
+    # the broker is the uplink's, a process of its own.
+    ("controller.daemon", ("controller.uplink", "paho"), ()),
 )
 
 
@@ -84,9 +87,11 @@ def test_no_test_module_imports_another() -> None:
 
 # The layers' folders; a test module sits in one of them. system: the installed unit
 # under a real systemd (booted in systemd-nspawn). web: tablectl web, over HTTP and in a
-# real browser. floor: tablectl floor on a real MQTT broker.
+# real browser. uplink: tablectl uplink with a real Mosquitto. floor: tablectl floor
+# on a real Mosquitto.
 LAYERS = (
-    "drivers", "sim", "rules", "table", "stack", "daemon", "tools", "system", "web", "floor",
+    "drivers", "sim", "rules", "table", "stack", "daemon", "tools", "system", "web", "uplink",
+    "floor",
 )  # fmt: skip
 
 
