@@ -31,6 +31,8 @@ from tests.support.floor import (
 )
 from tests.support.mosquitto import Broker
 from tests.support.mqttpub import Publisher, spawn
+from tests.support.uplink import UplinkProcess, password_broker, simulated_table, wait_for_file
+from tests.support.uplink import config as uplink_config
 from tests.support.web import Client, users_file
 
 TABLES = [f"BAC-{n:02d}" for n in range(1, 20)]
@@ -267,3 +269,25 @@ def test_a_floor_browser_sees_every_table_in_need_order_updating_live(env: Env) 
         quiet = [v["table"] for v in pit(env.fred)["tables"] if not v["needs"]]
         assert shown.index("BAC-16") < min(shown.index(t) for t in quiet)
     publisher.close()
+
+
+def test_a_simulated_table_through_the_real_uplink_reaches_the_floors_pit(env: Env) -> None:
+    """End to end: ``tablectl run --simulate`` -> its journal -> ``tablectl uplink`` ->
+    Mosquitto -> ``tablectl floor`` -> /api/pit."""
+    table = env.root / "e2e-table"
+    daemon = simulated_table(table, "--rounds", "4", "--pace-ms", "0", "--seed", "11")
+    journal = table / "journal.db"
+    wait_for_file(journal)
+    login = password_broker(env.broker, "BAC-18", env.root / "e2e-password")
+    conf = uplink_config(env.root / "e2e-uplink", "BAC-18", journal, login)
+    with UplinkProcess(conf) as uplink:
+        assert daemon.wait(60) == 0
+        stored = journal_rows(journal)
+        rounds = settled(stored)
+        view = wait_for(lambda: tables(env.fred).get("BAC-18", {}).get("seq") == stored[-1][0]
+                        and tables(env.fred)["BAC-18"], timeout=30)  # fmt: skip
+        assert view["game"] == "baccarat" and view["online"] is True
+        assert view["round"] == rounds[-1]["round"] and view["rounds"] == len(rounds) == 4
+        assert view["missing"] == [] and view["devices"]  # the devices' health, as the pit shows
+        assert uplink.stop() == 0
+    wait_for(lambda: tables(env.fred)["BAC-18"]["online"] is False)  # stopped: offline
