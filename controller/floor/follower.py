@@ -219,20 +219,30 @@ class Follower:
         log.info("floor_follower_stopped", **self.counts())
 
     def _flush(self, acknowledge: bool) -> None:
-        if self._dirty:
-            with self._lock:
-                snapshot = {table: track.copy() for table, track in self._tracks.items()}
-            try:
-                trackfile.save(self.settings.state_dir, snapshot)
-            except OSError as exc:  # not kept, so not acknowledged: sent again later
-                log.error("floor_state_unsaved", state_dir=str(self.settings.state_dir),
-                          error=str(exc))  # fmt: skip
-                return
-            self._dirty = False
+        """Save the tracks if they moved, then acknowledge what was held; without
+        ``acknowledge`` (the connection is gone) the held ids are dropped: the broker
+        sends those messages again and the saved seqs sort them out."""
+        saved = self._save()
+        if acknowledge and not saved:
+            return  # not kept, so not acknowledged: tried again at the next flush
         if acknowledge:
             for mid in self._pending:
                 self._client.ack(mid, 1)
         self._pending.clear()
+
+    def _save(self) -> bool:
+        if not self._dirty:
+            return True
+        with self._lock:
+            snapshot = {table: track.copy() for table, track in self._tracks.items()}
+        try:
+            trackfile.save(self.settings.state_dir, snapshot)
+        except OSError as exc:
+            log.error("floor_state_unsaved", state_dir=str(self.settings.state_dir),
+                      error=str(exc))  # fmt: skip
+            return False
+        self._dirty = False
+        return True
 
     # -- paho's callbacks, in the thread ----------------------------------------------
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.uplink.messages import journal_message
 from tests.support.boards import journal_rows, settled, simulated_journal
 from tests.support.browser import chromium, open_page
 from tests.support.floor import (
@@ -30,7 +31,7 @@ from tests.support.floor import (
     wait_for,
 )
 from tests.support.mosquitto import Broker
-from tests.support.mqttpub import Publisher, spawn
+from tests.support.mqttpub import Publisher, now, spawn
 from tests.support.uplink import UplinkProcess, password_broker, simulated_table, wait_for_file
 from tests.support.uplink import config as uplink_config
 from tests.support.web import Client, users_file
@@ -134,6 +135,11 @@ def test_duplicates_are_dropped_and_a_gap_is_shown(env: Env) -> None:
     ].items()
     publisher.rows([(4, {"type": "wager", "seat": 1, "bet": "banker", "amount": 10})])  # late
     wait_for(lambda: tables(env.fred)["BAC-05"]["missing"] == [[3, 3], [5, 5]])
+    # On its own topic, a message naming another table, and one that is not JSON.
+    publisher.raw(journal_message("BAC-06", 7, now(), json.dumps(HEADER), "00" * 32))
+    publisher.raw(b"not json")
+    wait_for(lambda: pit(env.fred)["counters"]["invalid"] - before["invalid"] == 2)
+    assert "BAC-06" not in tables(env.fred) and tables(env.fred)["BAC-05"]["seq"] == 6
     publisher.close()
 
 

@@ -95,6 +95,10 @@ class Publisher:
             info.wait_for_publish(WAIT)
         return int(rows[-1][0]) if rows else after
 
+    def raw(self, payload: bytes) -> None:
+        """Anything on the table's journal topic (the ACL lets it publish there)."""
+        self.client.publish(journal_topic(self.table), payload, qos=1).wait_for_publish(WAIT)
+
     def status(self, **fields: object) -> None:
         payload = status_message(self.table, {"at": now(), **fields})
         self.client.publish(status_topic(self.table), payload, qos=1, retain=True).wait_for_publish(
