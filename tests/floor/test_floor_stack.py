@@ -212,7 +212,9 @@ def test_a_restarted_floor_misses_nothing_published_while_it_was_down(env: Env) 
         assert again.stop() == 0
 
 
-def test_a_refused_password_is_one_line_a_try_and_the_floor_keeps_running(env: Env) -> None:
+def test_a_refused_password_is_one_line_a_retry_until_the_file_holds_the_right_one(
+    env: Env,
+) -> None:
     path = config(env.root / "floor3", env.broker, env.users, client_id="floor-3", password="no")
     refused = start(path)
     try:
@@ -222,8 +224,11 @@ def test_a_refused_password_is_one_line_a_try_and_the_floor_keeps_running(env: E
         said = [line for line in lines if line["level"] != "info"]
         assert all(line["event"] == "floor_broker_refused" for line in said), said
         assert said[0]["reason"] == "Not authorized" and said[0]["user"] == "floor"
-        status = pit(refused.client("fred"))
-        assert status["connected"] is False and status["tables"] == []
+        fred = refused.client("fred")
+        assert pit(fred)["connected"] is False and pit(fred)["tables"] == []
+        # The right password into its file: read again at the next try, no restart.
+        (env.root / "floor3" / "password").write_text(FLOOR_PASSWORD + "\n", encoding="utf-8")
+        wait_for(lambda: pit(fred)["connected"], timeout=20)
     finally:
         assert refused.stop(signal.SIGINT) == 0  # Ctrl-C too: exit 0, no traceback
     assert "Traceback" not in refused.log()
