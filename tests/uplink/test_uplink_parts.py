@@ -5,6 +5,7 @@ connection committed."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,13 @@ def test_the_outbox_sees_new_rows_only_once_committed(tmp_path: Path) -> None:
         assert (row.seq, json.loads(row.body)["text"]) == (6, "LINE 5")
         assert [r.seq for r in outbox.after(2, 2)] == [3, 4]  # back, after a reconnection
         assert outbox.hash_of(6) == row.hash and outbox.hash_of(7) is None
+        # The reader holds no read transaction between calls: the writer's checkpoint
+        # can take the whole write-ahead log.
+        other = sqlite3.connect(path)
+        try:
+            assert other.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()[0][0] == 0
+        finally:
+            other.close()
     finally:
         outbox.close()
         writer.close()

@@ -30,13 +30,16 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
 
 
 def _hole_cards(messages: list[JournalMessage]) -> list[tuple[int, int, dict[str, Any]]]:
-    """(seq of the sealed deal, seq of its reveal, the reveal entry) of each round."""
+    """(seq of the first row sealing it, seq of its reveal, the reveal entry) of each
+    round's hole card, found by its seal; every row sealing it holds no card."""
     found = []
-    for i, message in enumerate(messages):
-        entry = message.entry or {}
-        if entry.get("type") == "dealt" and entry.get("sealed"):
-            reveal = next(m for m in messages[i:] if (m.entry or {}).get("type") == "reveal")
-            found.append((message.seq, reveal.seq, reveal.entry or {}))
+    for reveal in (m for m in messages if (m.entry or {}).get("type") == "reveal"):
+        (opening,) = reveal.entry["opened"]  # type: ignore[index]
+        sealing = [m for m in messages if (m.entry or {}).get("seal") == opening["seal"]]
+        assert [(m.entry or {}).get("type") for m in sealing] == ["device", "dealt"]
+        assert all(m.entry == {**(m.entry or {}), "card": None, "sealed": True} for m in sealing)
+        assert all(m.seq < reveal.seq for m in sealing)
+        found.append((sealing[0].seq, reveal.seq, reveal.entry or {}))
     return found
 
 
@@ -60,10 +63,10 @@ def test_a_hole_card_is_sealed_until_its_reveal(broker: Broker, tmp_path: Path) 
     assert len(holes) == 3
     payloads = {m.seq: m for m in messages}
     raw = {parse_seq(payload): payload for _, payload in sub.messages(topic)}
-    for dealt, revealed, reveal in holes:
+    for sealed, revealed, reveal in holes:
         card, (opening,) = reveal["card"], reveal["opened"]
-        assert opening["card"] == card and payloads[dealt].entry["card"] is None  # type: ignore[index]
-        for seq in range(dealt, revealed):
+        assert opening["card"] == card
+        for seq in range(sealed, revealed):
             assert opening["nonce"].encode() not in raw[seq]  # nothing opens the seal early
             entry = payloads[seq].entry or {}
             if card.encode() in raw[seq]:  # the same rank and suit from another deck
