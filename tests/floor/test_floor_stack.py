@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from controller.uplink.messages import journal_message
-from tests.support.boards import journal_rows, settled, simulated_journal
+from tests.support.boards import journal_rows, settled
 from tests.support.browser import chromium, open_page
 from tests.support.floor import (
     FLOOR_PASSWORD,
@@ -65,12 +65,16 @@ class Env:
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
     root = tmp_path_factory.mktemp("floorstack")
+    # A simulated table plays 3 rounds meanwhile: its journal is replayed below.
+    (root / "table").mkdir()
+    table = simulated_table(root / "table", "--rounds", "3", "--pace-ms", "0", "--seed", "7")
     logins = {"floor": FLOOR_PASSWORD, **{t: f"pw-{t}" for t in TABLES}}
     broker = Broker(root / "broker", logins).start()
     try:
         users = users_file(root / "users.toml")
-        journal = simulated_journal(root / "table", "baccarat", rounds=3, seed=7)
         floor = start(config(root / "floor", broker, users))
+        assert table.wait(60) == 0
+        journal = root / "table" / "journal.db"
         try:
             env = Env(root, broker, users, journal, floor, floor.client("fred"))
             env.subscribed(env.fred, "BAC-19").close()
@@ -239,27 +243,27 @@ def test_a_floor_killed_mid_stream_gets_every_row_after_its_restart(env: Env) ->
     killed = start(path)
     fred = killed.client("fred")
     publisher = env.subscribed(fred, "BAC-08")
-    entries = [(1, HEADER)] + [(seq, {"type": "prompt", "text": "x"}) for seq in range(2, 601)]
+    entries = [(1, HEADER)] + [(seq, {"type": "prompt", "text": "x"}) for seq in range(2, 401)]
     sender = threading.Thread(target=publisher.rows, args=(entries,))
     sender.start()
-    wait_for(lambda: tables(fred).get("BAC-08", {}).get("seq", 0) >= 150, step=0.01)
+    wait_for(lambda: tables(fred).get("BAC-08", {}).get("seq", 0) >= 100, step=0.01)
     killed.proc.kill()  # a crash: what it had not saved is not acknowledged either
     killed.proc.wait()
     state = env.root / "floor4" / "state" / "tracks.json"
     kept = json.loads(state.read_text())["tables"]["BAC-08"]["seq"]
     sender.join()
     publisher.close()
-    assert 1 <= kept < 600
+    assert 1 <= kept < 400
     again = start(path)
     try:
         fred = again.client("fred")
-        view = wait_for(lambda: tables(fred).get("BAC-08", {}).get("seq") == 600 and
+        view = wait_for(lambda: tables(fred).get("BAC-08", {}).get("seq") == 400 and
                         tables(fred)["BAC-08"])  # fmt: skip
         counters = pit(fred)["counters"]
         assert counters["gaps"] == 0 and view["missing"] == [] and view["game"] == "baccarat"
         # Every row after the last one it had kept, once: the broker sent again what
         # the killed floor had received but not acknowledged.
-        assert counters["received"] - counters["duplicates"] == 600 - kept
+        assert counters["received"] - counters["duplicates"] == 400 - kept
     finally:
         assert again.stop() == 0
 
