@@ -11,7 +11,7 @@ with the entry, or a ``withheld`` notice for an entry in which a card marked sea
 carries a value, 551.8(e)). A receiver deduplicates by ``seq``.
 
 The status message (retained) is a JSON object: ``table``, ``online``, and, while
-online, ``state``, ``shoe``, ``round``, ``halted``, ``devices`` (device -> health, as
+online, ``game``, ``state``, ``shoe``, ``round``, ``halted``, ``devices`` (device -> health, as
 the pit shows it), ``seq`` (the last row published) and ``at`` (when, ISO 8601). The
 uplink's last will is ``offline(table)``: the broker sets it when the uplink is gone.
 """

@@ -1,7 +1,8 @@
 """The table's retained status (controller/uplink/messages.py ``status_message``),
 derived from its journal entries alone: the state, shoe, round and halt as
 controller/boards/tablestate.py reads them, the devices' health as the pit shows it
-(controller/boards/pit.py ``HEALTH``), the last row fed and its time.
+(controller/boards/pit.py ``HEALTH``), the game its first row names (so a floor that
+joins after that row still knows it), the last row fed and its time.
 
 Rebuilt from row 1 at start (``rebuild``), so a restarted uplink publishes the same
 status the table had; then fed each row as it is published. No card is in it.
@@ -23,12 +24,15 @@ class Status:
         self.devices: dict[str, str] = {}
         self.seq = 0
         self.at: str | None = None
+        self.game: str | None = None  # the journal's first row names it
 
     def feed(self, seq: int, ts: str, entry: Mapping[str, object]) -> None:
         if seq <= self.seq:
             return  # fed already: republished after a reconnect
         self.seq, self.at = seq, ts
         self._table.feed(entry)
+        if entry.get("type") == "journal" and isinstance(entry.get("game"), str):
+            self.game = str(entry["game"])
         if entry.get("type") == "device" and str(entry.get("event")) in HEALTH:
             self.devices[str(entry.get("device"))] = HEALTH[str(entry.get("event"))]
 
@@ -43,6 +47,7 @@ class Status:
     def shown(self) -> dict[str, object]:
         """What the status says but for the seq and time: a change is worth a message."""
         return {
+            "game": self.game,
             **self._table.view(),
             "halted": self._table.halted,
             "devices": dict(sorted(self.devices.items())),

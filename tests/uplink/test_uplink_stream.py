@@ -73,6 +73,7 @@ def test_a_whole_shoe_reaches_the_floor_row_for_row(broker: Broker, tmp_path: Pa
     assert final["seq"] == last and final["at"] == stored[-1][1]
     assert {k: final[k] for k in ("state", "shoe", "round")} == _state(stored)
     assert final["devices"] == {"shoe": "connected", "shuffler": "connected"}
+    assert final["game"] == entries[0]["game"] == "baccarat"  # for a floor joining late
     assert statuses(sub, "T1")[-1] == {"table": "T1", "online": False}  # said at the stop
     assert cursor_of(tmp_path / "u" / "state") == {
         "table": "T1",
