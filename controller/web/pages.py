@@ -90,6 +90,7 @@ def page(
 <header><h1>{TITLES.get(name, name)}</h1><nav>{_nav(session)}</nav>
 <span id="link" class="link">connecting…</span></header>
 <main>{body if body is not None else BODIES[name]}</main>
+<script src="/static/dom.js"></script>
 <script src="{escape(script)}"></script></body></html>"""
 
 

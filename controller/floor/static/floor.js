@@ -5,15 +5,6 @@
 const $ = (id) => document.getElementById(id);
 const EVERY = 1000; // ms between fetches
 
-function el(tag, attrs, ...kids) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") node.className = v; else node.setAttribute(k, v);
-  }
-  for (const kid of kids) node.append(kid instanceof Node ? kid : String(kid));
-  return node;
-}
-function words(text) { return String(text ?? "").replaceAll("_", " "); }
 
 const NEED_WORDS = {
   offline: "offline: its uplink is gone",

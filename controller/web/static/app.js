@@ -6,16 +6,7 @@ const page = document.body.dataset.page;
 const csrf = document.querySelector('meta[name="csrf"]').content;
 const $ = (id) => document.getElementById(id);
 
-function el(tag, attrs, ...kids) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") node.className = v; else node.setAttribute(k, v);
-  }
-  for (const kid of kids) node.append(kid instanceof Node ? kid : String(kid));
-  return node;
-}
 function fill(id, ...kids) { const n = $(id); if (n) n.replaceChildren(...kids); }
-function words(text) { return String(text ?? "").replaceAll("_", " "); }
 function section(s) { return s ? ` (${s})` : ""; }
 
 function card(token) {
