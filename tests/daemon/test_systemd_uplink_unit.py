@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 import stat
-import tomllib
+import subprocess
+import sys
 from pathlib import Path
 
+from controller.uplink import settings
 from tests.support.paths import ROOT
 from tests.support.units import (
     effective,
@@ -75,10 +77,6 @@ def test_it_writes_only_its_cursor_and_reads_the_journal(tmp_path: Path) -> None
     )
     assert journal_dir[3:5] == ["tablectl", "tablectl"]
     assert int(journal_dir[2], 8) & 0o027 == 0
-    # The example configuration names the same places.
-    example = tomllib.loads(EXAMPLE.read_text(encoding="utf-8"))
-    assert example["state_dir"] == "/var/lib/tablectl-uplink"
-    assert Path(example["journal"]).parent == Path("/var/lib/tablectl")
 
 
 def test_network_to_the_broker_and_nothing_else_is_allowed() -> None:
@@ -110,6 +108,34 @@ def test_it_always_comes_back_but_not_from_a_bad_configuration() -> None:
     assert not [key for key in unit["Unit"] if key.startswith(("Condition", "Assert"))]
     exec_start = setting(unit, "Service", "ExecStart")
     assert exec_start == "/usr/bin/tablectl uplink --config /etc/tablectl/uplink.toml"
+
+
+def test_a_bad_configuration_is_the_exit_the_unit_does_not_restart(tmp_path: Path) -> None:
+    """RestartPreventExitStatus=2 holds for what a technician can get wrong, and only
+    that: the uplink's own exit for a missing configuration is 2, with one line."""
+    missing = tmp_path / "uplink.toml"
+    ran = subprocess.run(
+        [Path(sys.executable).parent / "tablectl", "uplink", "--config", missing],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert (ran.returncode, ran.stdout) == (2, "")
+    assert ran.stderr.splitlines() == [f"tablectl: error: {missing}: no such configuration file"]
+
+
+def test_the_example_is_what_the_uplink_reads_in_the_units_places(tmp_path: Path) -> None:
+    """examples/uplink.toml loads with the uplink's own loader (its credentials' paths
+    put under tmp_path), and names the unit's state directory and the daemon's journal."""
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert text.count("/etc/tablectl/uplink/") == 4  # cafile, password_file, certfile, keyfile
+    for name in ("ca.crt", "password"):
+        (tmp_path / name).write_text("x\n")
+    copy = tmp_path / "uplink.toml"
+    copy.write_text(text.replace("/etc/tablectl/uplink/", f"{tmp_path}/"), encoding="utf-8")
+    loaded = settings.load(copy)
+    assert loaded.state_dir == Path("/var/lib") / _unit()["Service"]["StateDirectory"][0]
+    assert loaded.journal.parent == Path(_unit()["Service"]["ReadOnlyPaths"][0])
+    assert loaded.broker.username == loaded.table_id
+    assert loaded.broker.password_file == tmp_path / "password"
 
 
 def test_its_configuration_and_credentials_are_for_its_group_alone(tmp_path: Path) -> None:
