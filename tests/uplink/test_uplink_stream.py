@@ -6,6 +6,7 @@ survives a restart; a client certificate instead of a password."""
 from __future__ import annotations
 
 import json
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,12 +69,9 @@ def test_a_whole_shoe_reaches_the_floor_row_for_row(broker: Broker, tmp_path: Pa
         ("T1", s, t, h) for s, t, _, h in stored
     ]
     assert [m.entry for m in got] == entries
-    table_state = TableState()
-    for entry in entries:
-        table_state.feed(entry)
     final = [s for s in statuses(sub, "T1") if s["online"]][-1]
     assert final["seq"] == last and final["at"] == stored[-1][1]
-    assert {k: final[k] for k in ("state", "shoe", "round")} == table_state.view()
+    assert {k: final[k] for k in ("state", "shoe", "round")} == _state(stored)
     assert final["devices"] == {"shoe": "connected", "shuffler": "connected"}
     assert statuses(sub, "T1")[-1] == {"table": "T1", "online": False}  # said at the stop
     assert cursor_of(tmp_path / "u" / "state") == {
@@ -88,7 +86,7 @@ def test_a_broker_outage_and_an_uplink_crash_lose_nothing(
     broker: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     table = tmp_path / "table"
-    daemon = simulated_table(table, "--rounds", "22", "--pace-ms", "40", "--seed", "5")
+    daemon = simulated_table(table, "--rounds", "32", "--pace-ms", "40", "--seed", "5")
     journal, topic = table / "journal.db", journal_topic("T4")
     sub = subscriber(broker, "T4", "floor-outage")
     wait_for_file(journal)
@@ -128,7 +126,20 @@ def test_a_broker_outage_and_an_uplink_crash_lose_nothing(
     assert figures["duplicates"] <= 64  # only what was in flight at a cut (the window)
     got = {m.seq: m for m in sub.journal(topic)}
     assert all(got[s].hash == h for s, _, _, h in stored)
+    # The restarted uplink's status, rebuilt from row 1: the devices connected long
+    # before its cursor are in it.
+    final = [s for s in statuses(sub, "T4") if s["online"]][-1]
+    assert final["seq"] == stored[-1][0]
+    assert {k: final[k] for k in ("state", "shoe", "round")} == _state(stored)
+    assert final["devices"] == {"shoe": "connected", "shuffler": "connected"}
     sub.close()
+
+
+def _state(stored: list[tuple[int, str, str, str]]) -> dict[str, object]:
+    table_state = TableState()
+    for _, _, body, _ in stored:
+        table_state.feed(json.loads(body))
+    return table_state.view()
 
 
 def _journal(path: Path, first: int, count: int) -> None:
@@ -164,7 +175,7 @@ def test_a_client_certificate_logs_the_table_in(broker: Broker, tmp_path: Path) 
     conf = config(tmp_path / "u", "C1", journal, cert_broker(broker, "C1"))
     with UplinkProcess(conf) as uplink:
         sub.wait_seq(topic, 5)
-        assert uplink.stop() == 0
+        assert uplink.stop(sig=signal.SIGINT) == 0  # Ctrl-C: the same clean stop
     assert [m.seq for m in sub.journal(topic)] == [1, 2, 3, 4, 5]
     assert statuses(sub, "C1")[-1] == {"table": "C1", "online": False}
     sub.close()
