@@ -32,6 +32,14 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
         yield b
 
 
+@pytest.fixture(scope="module")
+def configured(machine: Machine, broker: Broker) -> Machine:
+    """The table running and the uplink configured, for each test of the module."""
+    ensure_active(machine)
+    _configure(machine, broker)
+    return machine
+
+
 def _configure(machine: Machine, broker: Broker) -> None:
     """docs/operations.md, "The uplink to the floor's broker": the CA and the password
     installed 0640 for the uplink's group, the example copied and edited."""
@@ -58,9 +66,10 @@ def _pid(machine: Machine) -> int:
     return int(show(machine, "MainPID", unit=UNIT)["MainPID"])
 
 
-def test_the_uplink_forwards_the_journal_as_its_own_user(machine: Machine, broker: Broker) -> None:
-    ensure_active(machine)
-    _configure(machine, broker)
+def test_the_uplink_forwards_the_journal_as_its_own_user(
+    configured: Machine, broker: Broker
+) -> None:
+    machine = configured
     floor = Subscriber(broker, "pw-floor", [f"tablectl/{TABLE}/journal"], "floor-booted")
     try:
         machine.run("systemctl", "start", UNIT, timeout=60)
@@ -82,9 +91,11 @@ def test_the_uplink_forwards_the_journal_as_its_own_user(machine: Machine, broke
     assert owners == {int(machine.run("id", "-u", "tablectl").stdout)}
 
 
-def test_a_killed_uplink_comes_back_by_itself(machine: Machine) -> None:
+def test_a_killed_uplink_comes_back_by_itself(configured: Machine) -> None:
     """Restart=always: SIGKILL is a crash, and the unit restarts it after RestartSec=."""
-    before = _pid(machine)
+    machine = configured
+    machine.run("systemctl", "start", UNIT, timeout=60)
+    before, restarts = _pid(machine), int(show(machine, "NRestarts", unit=UNIT)["NRestarts"])
     machine.run("systemctl", "kill", "--signal=SIGKILL", UNIT)
     wait_until(
         lambda: (
@@ -94,12 +105,13 @@ def test_a_killed_uplink_comes_back_by_itself(machine: Machine) -> None:
         15,
         "the uplink never came back",
     )
-    assert show(machine, "NRestarts", unit=UNIT)["NRestarts"] == "1"
+    assert show(machine, "NRestarts", unit=UNIT)["NRestarts"] == str(restarts + 1)
 
 
-def test_without_its_configuration_it_stays_failed(machine: Machine) -> None:
+def test_without_its_configuration_it_stays_failed(configured: Machine) -> None:
     """Exit 2 (RestartPreventExitStatus=2): failed at once with its one line, and no
     restart after RestartSec=."""
+    machine = configured
     machine.run("mv", "/etc/tablectl/uplink.toml", "/var/tmp/uplink.toml")
     try:
         machine.run("systemctl", "restart", "--no-block", UNIT)
@@ -116,3 +128,4 @@ def test_without_its_configuration_it_stays_failed(machine: Machine) -> None:
     finally:
         machine.run("mv", "/var/tmp/uplink.toml", "/etc/tablectl/uplink.toml")
         machine.run("systemctl", "reset-failed", UNIT, check=False)
+        machine.run("systemctl", "stop", UNIT, check=False)
