@@ -129,6 +129,7 @@ def test_the_example_is_what_the_uplink_reads_in_the_units_places(tmp_path: Path
     assert text.count("/etc/tablectl/uplink/") == 4  # cafile, password_file, certfile, keyfile
     for name in ("ca.crt", "password"):
         (tmp_path / name).write_text("x\n")
+        (tmp_path / name).chmod(0o640)  # as tmpfiles makes them (the test below)
     copy = tmp_path / "uplink.toml"
     copy.write_text(text.replace("/etc/tablectl/uplink/", f"{tmp_path}/"), encoding="utf-8")
     loaded = settings.load(copy)
