@@ -15,6 +15,7 @@ import pytest
 
 from controller.cli import _COMMANDS
 from controller.version import VERSION
+from tests.support.mosquitto import Broker
 from tests.support.packaging import expected_commit, expected_version_line, tree_files, tree_modules
 from tests.support.paths import ROOT
 from tools.debsource import SourceError, main, make_tree, tracked
@@ -24,9 +25,14 @@ VENV = "usr/lib/tablectl"
 SITE = f"{VENV}/lib/python3.11/site-packages"
 UNIT = "lib/systemd/system/tablectl.service"  # where bookworm's dh_installsystemd puts it
 WEB_UNIT = "lib/systemd/system/tablectl-web.service"  # the web consoles' (docs/web.md)
+UPLINK_UNIT = "lib/systemd/system/tablectl-uplink.service"  # the table's MQTT uplink
+FLOOR_UNIT = "lib/systemd/system/tablectl-floor.service"  # the floor box's subscriber
+UNITS = (UNIT, WEB_UNIT, UPLINK_UNIT, FLOOR_UNIT)
 INSTALLED = {  # the package's path: the checkout's file it must hold, byte for byte
     UNIT: "systemd/tablectl.service",
     WEB_UNIT: "systemd/tablectl-web.service",
+    UPLINK_UNIT: "systemd/tablectl-uplink.service",
+    FLOOR_UNIT: "systemd/tablectl-floor.service",
     "usr/lib/sysusers.d/tablectl.conf": "systemd/tablectl.sysusers.conf",
     "usr/lib/tmpfiles.d/tablectl.conf": "systemd/tablectl.tmpfiles.conf",
     "usr/lib/udev/rules.d/70-tablectl.rules": "udev/70-tablectl.rules",
@@ -244,6 +250,53 @@ asyncio.run(main())
 """
 
 
+def test_the_environment_publishes_to_mosquitto_over_tls(deb: Unpacked, tmp_path: Path) -> None:
+    """The uplink's client library as packaged (paho-mqtt, pinned in
+    debian/requirements.txt) against a real broker with the shipped configuration and
+    ACL: a table's QoS 1 message on its own topic reaches the floor's subscriber."""
+    with Broker(tmp_path / "broker", {"BAC-01": "pw-table", "floor": "pw-floor"}) as broker:
+        ran = subprocess.run(
+            [deb.root / VENV / "bin/python", "-I", "-c", MQTT_STACK,
+             str(broker.port), str(broker.certs.ca)],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.split() == ["2.2.0", "tablectl/BAC-01/journal", "1", "row-1"]
+
+
+# Run by the packaged interpreter with the broker's port and CA: what it prints, the
+# test checks (the floor subscribes, then the table publishes).
+MQTT_STACK = """
+import queue, sys
+import paho.mqtt
+from paho.mqtt.client import CallbackAPIVersion, Client
+
+port, ca = int(sys.argv[1]), sys.argv[2]
+got, subscribed = queue.Queue(), queue.Queue()
+
+def client(user, password):
+    c = Client(CallbackAPIVersion.VERSION2, client_id=user + "-deb-test")
+    c.username_pw_set(user, password)
+    c.tls_set(ca_certs=ca)
+    c.connect("127.0.0.1", port)
+    c.loop_start()
+    return c
+
+floor = client("floor", "pw-floor")
+floor.on_message = lambda c, u, m: got.put((m.topic, m.qos, m.payload.decode()))
+floor.on_subscribe = lambda c, u, mid, codes, p: subscribed.put(codes)
+floor.subscribe("tablectl/+/journal", qos=1)
+assert not subscribed.get(timeout=10)[0].is_failure
+table = client("BAC-01", "pw-table")
+table.publish("tablectl/BAC-01/journal", b"row-1", qos=1).wait_for_publish(timeout=10)
+print(paho.mqtt.__version__)
+print(*got.get(timeout=10))
+for c in (table, floor):
+    c.disconnect()
+    c.loop_stop()
+"""
+
+
 @pytest.mark.parametrize(("path", "source"), sorted(INSTALLED.items()))
 def test_each_file_is_where_its_tool_looks(deb: Unpacked, path: str, source: str) -> None:
     assert (deb.root / path).read_bytes() == (ROOT / source).read_bytes()
@@ -259,9 +312,12 @@ def test_docs_examples_and_the_man_page(deb: Unpacked) -> None:
         assert (doc / path.name).read_bytes() == path.read_bytes(), path
     for path in tree_files("examples/*.toml"):
         assert (doc / "examples" / path.name).read_bytes() == path.read_bytes(), path
+    for path in tree_files("examples/mosquitto/*"):  # the broker's, as it is installed
+        shipped = doc / "examples/mosquitto" / path.name
+        assert shipped.read_bytes() == path.read_bytes(), path
     assert "Apache-2.0" in (doc / "copyright").read_text()
     # Each unit's Documentation= names a file the package has, uncompressed.
-    for name in (UNIT, WEB_UNIT):
+    for name in UNITS:
         unit = (deb.root / name).read_text()
         pages = re.findall(r"^Documentation=file:(\S+)$", unit, flags=re.M)
         assert pages and [p for p in pages if not (deb.root / p.lstrip("/")).is_file()] == []
@@ -302,7 +358,7 @@ def test_the_daemon_stops_before_an_upgrade_unpacks_and_on_remove(deb: Unpacked)
     """Never running on a mix of two releases' modules (dh_installsystemd
     --no-restart-after-upgrade): the new preinst stops it, postinst starts it."""
     preinst, prerm = _script(deb, "preinst"), _script(deb, "prerm")
-    for name in ("tablectl.service", "tablectl-web.service"):
+    for name in (Path(unit).name for unit in UNITS):
         stop = f"deb-systemd-invoke stop '{name}'"
         assert '[ "$1" = upgrade ]' in preinst and stop in preinst
         assert '[ "$1" = remove ]' in prerm and stop in prerm
