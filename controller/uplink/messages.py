@@ -83,22 +83,31 @@ class JournalMessage:
 
 def parse_journal(payload: bytes) -> JournalMessage:
     """A journal message read back; ValueError (one line) for anything else."""
-    try:
-        data = json.loads(payload)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
+    data = _object(payload)
     table, seq, ts, digest, event = (data.get(k) for k in ("table", "seq", "ts", "hash", "event"))
-    if not isinstance(table, str) or not TABLE_ID.fullmatch(table):
-        raise ValueError("no valid table id")
+    _check_table(table)
     if type(seq) is not int or seq < 1:
         raise ValueError("no valid seq")
     if not isinstance(ts, str) or not isinstance(digest, str) or not isinstance(event, dict):
         raise ValueError("no ts, hash or event")
     if event.get("seq") != seq or event.get("type") not in ("event", "withheld"):
         raise ValueError("its event is not the events socket's line for its seq")
-    return JournalMessage(table, seq, ts, digest, event)
+    return JournalMessage(str(table), seq, ts, digest, event)
+
+
+def _object(payload: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(payload)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    return data
+
+
+def _check_table(table: object) -> None:
+    if not isinstance(table, str) or not TABLE_ID.fullmatch(table):
+        raise ValueError("no valid table id")
 
 
 def status_message(table_id: str, status: Mapping[str, object]) -> bytes:
@@ -114,12 +123,8 @@ def offline(table_id: str) -> bytes:
 
 def parse_status(payload: bytes) -> dict[str, Any]:
     """A status message read back; ValueError (one line) for anything else."""
-    try:
-        data = json.loads(payload)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"not JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("online"), bool):
+    data = _object(payload)
+    if not isinstance(data.get("online"), bool):
         raise ValueError("not a status object")
-    if not isinstance(data.get("table"), str) or not TABLE_ID.fullmatch(data["table"]):
-        raise ValueError("no valid table id")
+    _check_table(data.get("table"))
     return data
