@@ -75,8 +75,9 @@ class Certs:
         return self._signed(name)
 
 
-def _conf(text: str, paths: dict[str, str], ports: list[int]) -> str:
-    """The example's lines with its paths and listeners replaced, a log to stdout."""
+def _conf(text: str, paths: dict[str, str], ports: list[int], log: Path) -> str:
+    """The example's lines with its paths and listeners replaced, a log to ``log``
+    (mosquitto flushes its log file line by line, not its stdout)."""
     out = []
     for line in text.splitlines():
         key = line.split(" ", 1)[0]
@@ -86,7 +87,7 @@ def _conf(text: str, paths: dict[str, str], ports: list[int]) -> str:
             line = f"{key} {paths[key]}"
         out.append(line)
     assert not ports, "the example has fewer listeners than the tests expect"
-    out += ["user root", "log_dest stdout", "log_type all", "connection_messages true"]
+    out += ["user root", f"log_dest file {log}", "log_type all", "connection_messages true"]
     return "\n".join(out) + "\n"
 
 
@@ -111,7 +112,8 @@ class Broker:
             "certfile": str(self.certs.broker[0]),
             "keyfile": str(self.certs.broker[1]),
         }
-        conf = _conf(CONF.read_text(encoding="utf-8"), paths, [self.port, self.cert_port])
+        ports = [self.port, self.cert_port]
+        conf = _conf(CONF.read_text(encoding="utf-8"), paths, ports, self.logfile)
         self.conf = root / "mosquitto.conf"
         self.conf.write_text(conf, encoding="utf-8")
         self.proc: subprocess.Popen[bytes] | None = None

@@ -77,7 +77,8 @@ def test_the_wheel_holds_every_module_of_the_three_packages(built: Built) -> Non
 
 
 @pytest.mark.parametrize(
-    ("package", "files"), [("web", ["app.js", "dom.js", "style.css"]), ("floor", ["floor.css", "floor.js"])]
+    ("package", "files"),
+    [("web", ["app.js", "dom.js", "style.css"]), ("floor", ["floor.css", "floor.js"])],
 )
 def test_the_wheel_ships_the_pages_static_files(
     built: Built, package: str, files: list[str]

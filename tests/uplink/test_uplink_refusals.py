@@ -44,6 +44,9 @@ def _journal(path: Path, count: int) -> Path:
     return path
 
 
+TOPICS = ("journal", "status")
+
+
 def test_another_tables_topic_is_refused(broker: Broker, tmp_path: Path) -> None:
     journal = _journal(tmp_path / "journal.db", 30)
     sub = Subscriber(broker, FLOOR, [JOURNAL_FILTER, STATUS_FILTER], "floor-acl")
@@ -63,6 +66,10 @@ def test_another_tables_topic_is_refused(broker: Broker, tmp_path: Path) -> None
     }
     assert all(e["cursor"] == 0 for e in refused)
     assert sub.messages(journal_topic("T2")) == sub.messages(status_topic("T2")) == []
+    # The broker's own word, by its ACL (examples/mosquitto/tablectl.acl), as it runs.
+    denied = [line for line in broker.log().splitlines() if "Denied PUBLISH from " in line]
+    topics = {line.split("'")[1] for line in denied}
+    assert "tablectl/T2/journal" in topics and topics <= {f"tablectl/T2/{t}" for t in TOPICS}
     assert cursor_of(tmp_path / "other" / "state") is None  # nothing acknowledged
     assert cursor_of(tmp_path / "own" / "state") is not None
     sub.close()
