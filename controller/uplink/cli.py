@@ -103,8 +103,10 @@ def run(args: argparse.Namespace) -> int:
         cursor = Cursor(settings.state_dir, settings.table_id)
         _check_cursor(outbox, cursor)
         status = rebuild(outbox, cursor.seq)
-    except (JournalError, CursorError) as exc:
+    except JournalError as exc:  # the daemon may not have made it yet: tried again
         return _fail(str(exc), EXIT_FAILURE)
+    except CursorError as exc:  # another table's or journal's state: a person decides
+        return _fail(str(exc), EXIT_USAGE)
     log.info("uplink_started", journal=str(settings.journal), cursor=cursor.seq)
     try:
         Uplink(settings, outbox, cursor, status, context, log).run(stop)

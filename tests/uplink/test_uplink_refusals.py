@@ -149,7 +149,7 @@ CASES: list[tuple[str, Edit, int, str]] = [
      "none.db: no such journal"),
     ("not a journal", lambda t, c: c["top"].update(journal=_garbage(t / "text.db")), 1,
      "text.db: the journal is damaged: file is not a database"),
-    ("another journal's cursor", _forged_cursor, 1, "another journal's cursor"),
+    ("another journal's cursor", _forged_cursor, 2, "another journal's cursor"),
 ]  # fmt: skip
 NOT_TOML = "table_id = \n"
 
