@@ -1,8 +1,8 @@
 """The ``tablectl`` command line: ``run`` (the daemon, controller/daemon/), the
 console's ``status``, ``events`` and ``send`` (controller/client.py), ``bench``
 (controller/bench/), ``analyze``, ``journal verify`` and ``journal export``, the pages'
-``web`` (controller/web/), and the technician's ``keygen``, ``device info`` and
-``config check`` (controller/technician/).
+``web`` (controller/web/), the floor's ``uplink`` (controller/uplink/), and the
+technician's ``keygen``, ``device info`` and ``config check`` (controller/technician/).
 Exit codes: docs/cli.md.
 
 A command's module is imported only when that command is given, so ``tablectl run
@@ -148,6 +148,18 @@ def _web(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return web.run(args)
 
 
+def _uplink_parser(sub: Subparsers) -> None:
+    from controller.uplink import cli as uplink
+
+    uplink.add_parser(sub)
+
+
+def _uplink(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller.uplink import cli as uplink
+
+    return uplink.run(args)
+
+
 def _technician_parsers(sub: Subparsers) -> None:
     from controller import technician
 
@@ -174,6 +186,7 @@ _COMMANDS: dict[str, tuple[Adder, Runner]] = {
     "bench": (_bench_parser, _bench),
     "journal": (_journal_parsers, _journal),
     "web": (_web_parser, _web),
+    "uplink": (_uplink_parser, _uplink),
     "keygen": (_technician_parsers, _technician),
     "device": (_technician_parsers, _technician),
     "config": (_technician_parsers, _technician),

@@ -54,6 +54,9 @@ RULES = (
     # The bench and the simulator sit above the controller: only the bench itself and
     # the command line (which loads a command's module when it runs) reach them.
     ("controller", ("firmware_sim", "controller.bench"), ("controller.bench", "controller.cli")),
+    # The dealing daemon has no network (its unit allows AF_UNIX and AF_NETLINK only):
+    # the broker is the uplink's, a process of its own.
+    ("controller.daemon", ("controller.uplink", "paho"), ()),
 )
 
 
@@ -84,8 +87,10 @@ def test_no_test_module_imports_another() -> None:
 
 # The layers' folders; a test module sits in one of them. system: the installed unit
 # under a real systemd (booted in systemd-nspawn). web: tablectl web, over HTTP and in a
-# real browser.
-LAYERS = ("drivers", "sim", "rules", "table", "stack", "daemon", "tools", "system", "web")
+# real browser. uplink: tablectl uplink with a real Mosquitto.
+LAYERS = (
+    "drivers", "sim", "rules", "table", "stack", "daemon", "tools", "system", "web", "uplink",
+)  # fmt: skip
 
 
 def test_each_test_module_is_in_its_layers_folder() -> None:
