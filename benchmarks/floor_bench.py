@@ -63,6 +63,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--mode", default="paced,full", help="paced, full or both")
     parser.add_argument("--seconds", type=float, default=120.0, help="a paced run's length")
     parser.add_argument("--rounds-per-hour", type=float, default=70.0)
+    parser.add_argument("--poll-ms", type=int, default=50, help="the uplinks' [uplink] poll_ms")
+    parser.add_argument(
+        "--queue", type=int, help="the broker's max_queued_messages (default: the example's)"
+    )
     parser.add_argument("--out", type=Path, help="also write the markdown table here")
     parser.add_argument("--workdir", type=Path, help="keep journals and logs here")
     parser.add_argument("--smoke", action="store_true", help="3 tables, 5 s, both modes")
@@ -109,9 +113,13 @@ def table_ids(n: int) -> list[str]:
     return [f"BAC-{i:03d}" for i in range(1, n + 1)]
 
 
-def quiet(broker: Broker) -> None:
-    """The broker logs as the example does: no line per message."""
+def quiet(broker: Broker, queue: int | None) -> None:
+    """The broker logs as the example does: no line per message; with ``queue``, that
+    max_queued_messages."""
     lines = [ln for ln in broker.conf.read_text().splitlines() if ln != "log_type all"]
+    if queue is not None:
+        lines = [ln for ln in lines if not ln.startswith("max_queued_messages ")]
+        lines.append(f"max_queued_messages {queue}")
     broker.conf.write_text("\n".join(lines + QUIET) + "\n")
 
 
@@ -122,7 +130,7 @@ def broker_section(broker: Broker, user: str, secret: Path) -> str:
     )
 
 
-def uplink_config(run: Path, broker: Broker, table: str) -> Path:
+def uplink_config(run: Path, broker: Broker, table: str, poll_ms: int) -> Path:
     home = run / table
     (home / "state").mkdir(parents=True, exist_ok=True)
     secret = home / "password"
@@ -131,7 +139,7 @@ def uplink_config(run: Path, broker: Broker, table: str) -> Path:
     conf.write_text(
         f'table_id = "{table}"\njournal = "{home / "journal.db"}"\n'
         f'state_dir = "{home / "state"}"\n{broker_section(broker, table, secret)}'
-        "[uplink]\nwindow = 64\npoll_ms = 50\n"
+        f"[uplink]\nwindow = 64\npoll_ms = {poll_ms}\n"
     )
     return conf
 
@@ -240,7 +248,7 @@ def run_one(work: Path, shoe: Shoe, n: int, mode: str, args: argparse.Namespace)
     broker = Broker(
         run / "broker", {**{t: password(t) for t in tables}, "floor": password("floor")}
     )
-    quiet(broker)
+    quiet(broker, args.queue)
     broker.start()
     assert broker.proc is not None
     floor = FloorReceiver(floor_config(run, broker))
@@ -248,7 +256,7 @@ def run_one(work: Path, shoe: Shoe, n: int, mode: str, args: argparse.Namespace)
     try:
         floor.start()
         feed, out = writer(run, shoe, tables, mode, args, floor.clock)
-        configs = [uplink_config(run, broker, t) for t in tables]
+        configs = [uplink_config(run, broker, t, args.poll_ms) for t in tables]
         uplinks = start_uplinks(configs)
         wait_connected(floor, tables, uplinks, 30.0 + n / 2)
         time.sleep(3.0)  # the last uplinks' start-up CPU settles

@@ -84,6 +84,8 @@ def write(tables: list[Table], spec: dict[str, Any]) -> None:
         thread.start()
     for thread in threads:
         thread.join()
+    if spec["mode"] == "paced":
+        stop.wait(max(0.0, until - time.time()))  # a paced run lasts its seconds
 
 
 def run(spec: dict[str, Any]) -> int:
