@@ -43,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.floor_brokers import Brokers, password  # noqa: E402
 from benchmarks.floor_procs import Meter  # noqa: E402
 from benchmarks.floor_receiver import FloorReceiver  # noqa: E402
 from benchmarks.floor_report import Result, lag_of, report, row  # noqa: E402
@@ -54,7 +55,6 @@ CLI = [sys.executable, "-m", "controller.cli"]
 UPLINK = [*CLI, "uplink", "--config"]
 BATCH = 10  # uplinks started together
 DRAIN = 60.0  # seconds the floor has, after the last commit, to receive the rest
-QUIET = ["log_type error", "log_type warning", "log_type notice", "log_type information"]
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -66,6 +66,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--poll-ms", type=int, default=50, help="the uplinks' [uplink] poll_ms")
     parser.add_argument(
         "--queue", type=int, help="the broker's max_queued_messages (default: the example's)"
+    )
+    parser.add_argument(
+        "--pits", type=int, default=0, help="a broker per pit bridged into the floor's (0: one)"
     )
     parser.add_argument("--out", type=Path, help="also write the markdown table here")
     parser.add_argument("--workdir", type=Path, help="keep journals and logs here")
@@ -113,16 +116,6 @@ def table_ids(n: int) -> list[str]:
     return [f"BAC-{i:03d}" for i in range(1, n + 1)]
 
 
-def quiet(broker: Broker, queue: int | None) -> None:
-    """The broker logs as the example does: no line per message; with ``queue``, that
-    max_queued_messages."""
-    lines = [ln for ln in broker.conf.read_text().splitlines() if ln != "log_type all"]
-    if queue is not None:
-        lines = [ln for ln in lines if not ln.startswith("max_queued_messages ")]
-        lines.append(f"max_queued_messages {queue}")
-    broker.conf.write_text("\n".join(lines + QUIET) + "\n")
-
-
 def broker_section(broker: Broker, user: str, secret: Path) -> str:
     return (
         f'[broker]\nhost = "127.0.0.1"\nport = {broker.port}\ncafile = "{broker.certs.ca}"\n'
@@ -154,10 +147,6 @@ def floor_config(run: Path, broker: Broker) -> Path:
         + broker_section(broker, "floor", secret)
     )
     return conf
-
-
-def password(user: str) -> str:
-    return f"bench-{user}-secret"
 
 
 def start_uplinks(configs: list[Path]) -> list[subprocess.Popen[bytes]]:
@@ -243,27 +232,25 @@ def stop_all(procs: list[subprocess.Popen[bytes]]) -> list[int | None]:
 
 
 def run_one(work: Path, shoe: Shoe, n: int, mode: str, args: argparse.Namespace) -> Result:
-    run = work / f"{n}-{mode}"
+    run = work / (f"{n}-{mode}" + (f"-{args.pits}pits" if args.pits else ""))
     tables = table_ids(n)
-    broker = Broker(
-        run / "broker", {**{t: password(t) for t in tables}, "floor": password("floor")}
-    )
-    quiet(broker, args.queue)
-    broker.start()
-    assert broker.proc is not None
+    brokers = Brokers(run, tables, args.pits, args.queue)
+    brokers.start()
+    broker = brokers.floor
+    pid, pits = brokers.pids()
     floor = FloorReceiver(floor_config(run, broker))
     uplinks: list[subprocess.Popen[bytes]] = []
     try:
         floor.start()
         feed, out = writer(run, shoe, tables, mode, args, floor.clock)
-        configs = [uplink_config(run, broker, t, args.poll_ms) for t in tables]
+        configs = [uplink_config(run, brokers.of(i), t, args.poll_ms) for i, t in enumerate(tables)]
         uplinks = start_uplinks(configs)
         wait_connected(floor, tables, uplinks, 30.0 + n / 2)
         time.sleep(3.0)  # the last uplinks' start-up CPU settles
         load = Path("/proc/loadavg").read_text().strip()
-        groups = {"uplink": [p.pid for p in uplinks], "broker": [broker.proc.pid],
+        groups = {"uplink": [p.pid for p in uplinks], "broker": [pid], "pits": pits,
                   "floor": [os.getpid()]}  # fmt: skip
-        meter = Meter(groups, broker.proc.pid)
+        meter = Meter(groups, pid)
         meter.start()
         assert feed.stdin is not None and feed.stdout is not None
         feed.stdin.write("go\n")
@@ -277,17 +264,18 @@ def run_one(work: Path, shoe: Shoe, n: int, mode: str, args: argparse.Namespace)
     finally:
         codes = stop_all(uplinks)
         floor.stop()
-        broker.stop()
+        brokers.stop()
     broken += [
         f"uplink {t}: exit {c} on SIGTERM" for t, c in zip(tables, codes, strict=True) if c != 0
     ]
     commits = json.loads(out.read_text())
     lags, lost, passed = lag_of(floor.receipts, commits, tables)
     counts = floor.follower.counts()
-    ours = [*meter.cpu["uplink"], meter.cpu["broker"][0], meter.cpu["floor"][0], writer_cpu]
+    ours = [*meter.cpu["uplink"], *meter.cpu["pits"], meter.cpu["broker"][0],
+            meter.cpu["floor"][0], writer_cpu]  # fmt: skip
     return Result(n, mode, committed, counts["received"], lost, counts["duplicates"], passed,
                   counts["gaps"], meter.wall, lags,
-                  meter.cpu["uplink"], meter.cpu["broker"][0], meter.peak_rss,
+                  meter.cpu["uplink"], meter.cpu["broker"][0], meter.cpu["pits"], meter.peak_rss,
                   writer_cpu, meter.cpu["floor"][0],
                   meter.busy - sum(ours), os.cpu_count() or 1, load, broken)  # fmt: skip
 

@@ -21,7 +21,8 @@ class Result:
     seconds: float  # go -> the floor's last row (the meter's time)
     lags: list[float]  # seconds, commit -> receipt, one per row received first
     uplink_cpu: list[float]  # CPU seconds of each uplink over ``seconds``
-    broker_cpu: float
+    broker_cpu: float  # the floor's broker
+    pits_cpu: list[float]  # each pit's broker, bridged into it (none: one broker)
     broker_rss: float  # MiB, peak
     writer_cpu: float
     floor_cpu: float
@@ -64,10 +65,11 @@ HEADER = (
 def row(r: Result) -> str:
     per = statistics.mean(r.uplink_cpu)
     core = lambda cpu: f"{100 * cpu / r.seconds:.1f} %"  # noqa: E731
+    pits = f" + {len(r.pits_cpu)} pits {core(sum(r.pits_cpu))}" if r.pits_cpu else ""
     return (
         f"| {r.tables} | {r.mode} | {r.committed} | {r.received / r.seconds:.0f} "
         f"| {1000 * percentile(r.lags, 50):.0f} ms | {1000 * percentile(r.lags, 99):.0f} ms "
-        f"| {per:.2f} s = {core(per)} | {core(r.broker_cpu)} | {r.broker_rss:.1f} MiB "
+        f"| {per:.2f} s = {core(per)} | {core(r.broker_cpu)}{pits} | {r.broker_rss:.1f} MiB "
         f"| {core(r.writer_cpu)} | {core(r.floor_cpu)} | {core(r.others)} "
         f"| {r.lost} | {r.duplicates + r.passed} | {r.gaps} |"
     )
