@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.floor_brokers import Brokers, password  # noqa: E402
-from benchmarks.floor_procs import Meter  # noqa: E402
+from benchmarks.floor_procs import Meter, settle  # noqa: E402
 from benchmarks.floor_receiver import FloorReceiver  # noqa: E402
 from benchmarks.floor_report import Result, lag_of, report, row  # noqa: E402
 from tests.support.mosquitto import Broker  # noqa: E402
@@ -54,6 +54,7 @@ SOURCE = ["run", "--simulate", "--game", "baccarat", "--rounds", "70", "--pace-m
 CLI = [sys.executable, "-m", "controller.cli"]
 UPLINK = [*CLI, "uplink", "--config"]
 BATCH = 10  # uplinks started together
+SETTLED = 0.02  # of a core per uplink at most before the run starts (idle is ~0.005)
 DRAIN = 60.0  # seconds the floor has, after the last commit, to receive the rest
 
 
@@ -246,7 +247,7 @@ def run_one(work: Path, shoe: Shoe, n: int, mode: str, args: argparse.Namespace)
         configs = [uplink_config(run, brokers.of(i), t, args.poll_ms) for i, t in enumerate(tables)]
         uplinks = start_uplinks(configs)
         wait_connected(floor, tables, uplinks, 30.0 + n / 2)
-        time.sleep(3.0)  # the last uplinks' start-up CPU settles
+        settle([p.pid for p in uplinks], SETTLED, 60.0 + n)  # their start-up is over
         load = Path("/proc/loadavg").read_text().strip()
         groups = {"uplink": [p.pid for p in uplinks], "broker": [pid], "pits": pits,
                   "floor": [os.getpid()]}  # fmt: skip

@@ -27,12 +27,24 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
-def machine_busy() -> tuple[float, float]:
-    """The machine's busy and total CPU seconds so far (all cores, /proc/stat)."""
+def machine_busy() -> float:
+    """The CPU seconds all processes have used so far (all cores, /proc/stat: user,
+    nice, system; interrupts and softirqs, such as loopback traffic, are left out:
+    /proc/PID/stat does not count them for any process either)."""
     values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = values[3] + values[4]  # idle, iowait
-    total = sum(values[:8])  # up to steal; guest time is already in user
-    return (total - idle) / TICK, total / TICK
+    return sum(values[:3]) / TICK
+
+
+def settle(pids: list[int], per_process: float, limit: float) -> float:
+    """Wait until ``pids`` together use at most ``per_process`` of a core each (measured
+    over a second), at most ``limit`` seconds; the seconds waited."""
+    began = time.monotonic()
+    while time.monotonic() - began < limit:
+        before = sum(cpu_seconds(p) for p in pids)
+        time.sleep(1.0)
+        if sum(cpu_seconds(p) for p in pids) - before <= per_process * len(pids):
+            break
+    return time.monotonic() - began
 
 
 class Meter:
@@ -47,7 +59,7 @@ class Meter:
         self._done = threading.Event()
         self._sampler = threading.Thread(target=self._sample, daemon=True)
         self._before: dict[int, float] = {}
-        self._busy0 = (0.0, 0.0)
+        self._busy0 = 0.0
         self.cpu: dict[str, list[float]] = {}  # group -> CPU seconds of each process
         self.busy = 0.0  # machine: busy CPU seconds, every process's
         self.wall = 0.0  # seconds from start() to stop()
@@ -69,13 +81,13 @@ class Meter:
                 return
 
     def stop(self) -> None:
-        busy, _ = machine_busy()
+        busy = machine_busy()
         self.wall = time.monotonic() - self._t0
         after = {pid: cpu_seconds(pid) for pid in self._all()}
         self._done.set()
         self._sampler.join()
         self.peak_rss = max(self.peak_rss, rss_mib(self.watched))
-        self.busy = busy - self._busy0[0]
+        self.busy = busy - self._busy0
         self.cpu = {
             name: [after[p] - self._before[p] for p in pids] for name, pids in self.groups.items()
         }
