@@ -24,6 +24,7 @@ from controller.uplink.settings import Settings
 
 KEEPALIVE = 30  # seconds between pings when idle; a dead link is noticed in 1.5 times that
 CONNECT_TIMEOUT = 5.0  # seconds for TCP and TLS
+RECEIVE_MAXIMUM = 65535  # MQTT 5's default when the CONNACK does not say
 
 
 def tls_context(settings: Settings) -> ssl.SSLContext:
@@ -64,6 +65,7 @@ class Link:
         self.connack: ReasonCode | None = None
         self.lost: ReasonCode | str | None = None
         self.acks: list[tuple[int, ReasonCode]] = []
+        self.receive_maximum = RECEIVE_MAXIMUM
 
     def open(self) -> None:
         """TCP, TLS and the CONNECT packet; OSError (ssl.SSLError among them) when the
@@ -80,6 +82,9 @@ class Link:
         self, client: Any, userdata: Any, flags: Any, reason: ReasonCode, props: Any
     ) -> None:
         self.connack = reason
+        # MQTT 5: the broker takes at most this many QoS 1 messages unacknowledged
+        # (paho does not apply it itself).
+        self.receive_maximum = int(getattr(props, "ReceiveMaximum", RECEIVE_MAXIMUM))
 
     def _on_disconnect(
         self, client: Any, userdata: Any, flags: Any, reason: ReasonCode, props: Any
@@ -112,9 +117,10 @@ class Link:
             return None
         return info.mid
 
-    def close(self) -> None:
-        """DISCONNECT (no will) when connected, then the socket closed."""
-        if self.lost is None:
+    def close(self, clean: bool = True) -> None:
+        """DISCONNECT (no will) when connected and ``clean``, then the socket closed;
+        not ``clean``, the broker publishes the will."""
+        if self.lost is None and clean:
             self.client.disconnect()
             self.client.loop(0.2)
         sock = self.client.socket()

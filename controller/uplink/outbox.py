@@ -34,12 +34,30 @@ class Outbox:
         self._db = open_read_only(self.path)
         self._end: int | None = None  # the last seq when the reader last reached the end
         self._version: int | None = None  # data_version then
+        try:
+            # Read once now, so a journal that cannot be read is said at start: e.g.
+            # the daemon stopped, its write-ahead log gone, and this user unable to
+            # create one beside the journal (a read-only reader needs it to exist).
+            self.last = self.last_seq()
+        except JournalError:
+            self._db.close()
+            raise
+
+    def last_seq(self) -> int:
+        """The last row's seq (0: no row)."""
+        try:
+            ((last,),) = self._db.execute("SELECT coalesce(max(seq), 0) FROM rows").fetchall()
+        except sqlite3.Error as exc:
+            raise self._failed(exc) from None
+        return int(last)
 
     def _failed(self, exc: sqlite3.Error) -> JournalError:
         return failure(self.path, exc)
 
     def _data_version(self) -> int:
-        (version,) = self._db.execute("PRAGMA data_version").fetchone()
+        # fetchall, not fetchone: the statement runs to its end, so no read
+        # transaction is left open to hold back the daemon's checkpoints.
+        ((version,),) = self._db.execute("PRAGMA data_version").fetchall()
         return int(version)
 
     def after(self, seq: int, limit: int) -> list[OutRow]:
@@ -63,10 +81,10 @@ class Outbox:
     def hash_of(self, seq: int) -> str | None:
         """Row ``seq``'s hash, or None when there is no such row."""
         try:
-            found = self._db.execute("SELECT hash FROM rows WHERE seq = ?", (seq,)).fetchone()
+            found = self._db.execute("SELECT hash FROM rows WHERE seq = ?", (seq,)).fetchall()
         except sqlite3.Error as exc:
             raise self._failed(exc) from None
-        return None if found is None else str(found[0])
+        return str(found[0][0]) if found else None
 
     def bodies(self, upto: int, batch: int = 1000) -> Iterator[tuple[int, str, str]]:
         """(seq, ts, body) of every row up to ``upto``, read a batch at a time so no

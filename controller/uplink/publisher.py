@@ -21,6 +21,7 @@ import random
 import ssl
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from paho.mqtt.reasoncodes import ReasonCode
@@ -40,7 +41,9 @@ from controller.uplink.status import Status
 
 CONNACK_WAIT: Final = 10.0  # seconds the broker has to answer CONNECT
 OFFLINE_WAIT: Final = 2.0  # seconds the broker has to acknowledge the offline status at a stop
-STATUS_EVERY: Final = 5.0  # seconds between two statuses that differ only by seq
+# Seconds between two statuses that differ only by seq while rows keep coming; once
+# every row is sent the status says the last one.
+STATUS_EVERY: Final = 5.0
 STEADY: Final = 30.0  # seconds of connection after which the back-off starts again
 
 
@@ -67,8 +70,21 @@ class Backoff:
         self.attempt = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a connection ended or was never made: logged once, with the retry's pause."""
+
+    level: str
+    event: str
+    fields: dict[str, object]
+
+
 class Refused(Exception):
-    """The broker refused a row (a PUBACK with a failure reason)."""
+    """The broker refused a message (a PUBACK with a failure reason)."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.event)
+        self.failure = failure
 
 
 class Uplink:
@@ -98,76 +114,66 @@ class Uplink:
         self.shown: dict[str, object] | None = None
         self.status_at = 0.0
         self.status_seq = -1
+        self.caught_up = False
 
     def run(self, stop: Stopping) -> None:
-        """Until ``stop``: connect, stream, and after any failure back off and again."""
+        """Until ``stop``: connect, stream, and after any failure one log line, a pause
+        (the back-off) and again."""
         while not stop.is_set():
-            self._session(stop)
+            failure = self._session(stop)
             if stop.is_set():
                 break
-            pause = self.backoff.next()
-            self.log.info("uplink_retry", after_s=round(pause, 3), cursor=self.done)
+            pause = round(self.backoff.next(), 3)
+            if failure is not None:
+                log = getattr(self.log, failure.level)
+                log(failure.event, **failure.fields, cursor=self.done, retry_in_s=pause)
             stop.wait(pause)
         self.log.info("uplink_stopped", cursor=self.done)
 
-    def _session(self, stop: Stopping) -> None:
+    def _session(self, stop: Stopping) -> Failure | None:
         self._reset()
         try:
             link = Link(self.settings, self.context, self.settings.broker.password())
         except SettingsError as exc:
-            self.log.error("uplink_password_unreadable", error=str(exc))
-            return
+            return Failure("error", "uplink_password_unreadable", {"error": str(exc)})
         try:
-            if self._connect(link, stop):
+            failure = self._connect(link, stop)
+            if failure is None:
                 began = time.monotonic()
-                self._stream(link, stop)
+                failure = self._stream(link, stop)
                 if time.monotonic() - began > STEADY:
                     self.backoff.reset()
-        finally:
-            if stop.is_set() and link.lost is None and link.connack is not None:
-                self._goodbye(link)
-            link.close()
+        except BaseException:
+            link.close(clean=False)  # the journal failed: the will says the table is offline
+            raise
+        if stop.is_set() and link.lost is None and link.connack is not None:
+            self._goodbye(link)
+        link.close()
+        return failure
 
-    def _connect(self, link: Link, stop: Stopping) -> bool:
+    def _connect(self, link: Link, stop: Stopping) -> Failure | None:
+        """TCP, TLS, CONNECT and its CONNACK: None when the broker took the connection,
+        else why not."""
         broker = self.settings.broker
+        where: dict[str, object] = {"host": broker.host, "port": broker.port}
         try:
             link.open()
         except OSError as exc:
-            self.log.warning(
-                "uplink_connect_failed", host=broker.host, port=broker.port, error=str(exc)
-            )
-            return False
+            return Failure("warning", "uplink_connect_failed", {**where, "error": str(exc)})
         deadline = time.monotonic() + CONNACK_WAIT
         while link.connack is None and link.lost is None and not stop.is_set():
             if time.monotonic() > deadline:
-                self.log.warning(
-                    "uplink_connect_failed", host=broker.host, port=broker.port, error="no CONNACK"
-                )
-                return False
+                link.lost = "no CONNACK in time"
             link.loop(0.1)
         if link.connack is None:
-            if link.lost is not None:
-                self.log.warning(
-                    "uplink_connect_failed",
-                    host=broker.host,
-                    port=broker.port,
-                    error=str(link.lost),
-                )
-            return False
+            return Failure("warning", "uplink_connect_failed", {**where, "error": str(link.lost)})
         if link.connack.is_failure:
-            self.log.error(
-                "uplink_connect_refused",
-                host=broker.host,
-                port=broker.port,
-                username=broker.username,
-                reason=str(link.connack),
-                code=link.connack.value,
-            )
-            return False
-        self.log.info("uplink_connected", host=broker.host, port=broker.port, cursor=self.done)
-        return True
+            refusal = {"username": broker.username, **_reason(link.connack)}
+            return Failure("error", "uplink_connect_refused", {**where, **refusal})
+        self.log.info("uplink_connected", **where, cursor=self.done)
+        return None
 
-    def _stream(self, link: Link, stop: Stopping) -> None:
+    def _stream(self, link: Link, stop: Stopping) -> Failure | None:
         try:
             while not stop.is_set():
                 self._fill(link)
@@ -175,17 +181,19 @@ class Uplink:
                 link.loop(self.poll)
                 self._take(link)
                 if link.lost is not None:
-                    self.log.warning("uplink_disconnected", reason=str(link.lost), cursor=self.done)
-                    return
-        except Refused:
-            return
+                    return Failure("warning", "uplink_disconnected", {"reason": str(link.lost)})
+        except Refused as refused:
+            return refused.failure
+        return None
 
     def _fill(self, link: Link) -> None:
-        room = self.settings.window - len(self.inflight)
+        room = min(self.settings.window, link.receive_maximum) - len(self.inflight)
         if room <= 0:
             return
         table = self.settings.table_id
-        for row in self.outbox.after(self.sent, room):
+        rows = self.outbox.after(self.sent, room)
+        self.caught_up = len(rows) < room  # every row committed so far is sent
+        for row in rows:
             mid = link.publish(
                 self.topic, journal_message(table, row.seq, row.ts, row.body, row.hash)
             )
@@ -196,11 +204,12 @@ class Uplink:
             self.sent = row.seq
             self.status.feed_body(row.seq, row.ts, row.body)
 
-    def _publish_status(self, link: Link, force: bool = False) -> None:
+    def _publish_status(self, link: Link) -> None:
         shown = self.status.shown()
         now = time.monotonic()
-        stale = self.status.seq != self.status_seq and now - self.status_at >= STATUS_EVERY
-        if not force and shown == self.shown and not stale:
+        due = self.caught_up or now - self.status_at >= STATUS_EVERY
+        stale = self.status.seq != self.status_seq and due
+        if shown == self.shown and not stale:
             return
         payload = status_message(self.settings.table_id, self.status.view())
         mid = link.publish(status_topic(self.settings.table_id), payload, retain=True)
@@ -209,34 +218,24 @@ class Uplink:
             self.shown, self.status_at, self.status_seq = shown, now, self.status.seq
 
     def _take(self, link: Link) -> None:
-        """The acknowledgements received: the prefix advanced and made durable; a
-        refused row ends the connection (Refused)."""
-        refused: tuple[int, ReasonCode] | None = None
+        """The acknowledgements received: the prefix advanced and made durable; the
+        first refused message ends the connection (Refused)."""
+        refused: Failure | None = None
         for mid, reason in link.take_acks():
-            if mid in self.status_mids:
+            seq = self.inflight.pop(mid, None)
+            if seq is not None and not reason.is_failure:
+                self.acked.add(seq)
+            elif mid in self.status_mids:
                 self.status_mids.discard(mid)
                 if reason.is_failure:
-                    self.log.error("uplink_status_refused", reason=str(reason), code=reason.value)
-                continue
-            seq = self.inflight.pop(mid, None)
-            if seq is None:
-                continue
-            if reason.is_failure:
-                refused = refused or (seq, reason)
-            else:
-                self.acked.add(seq)
+                    refused = refused or _refusal(
+                        status_topic(self.settings.table_id), None, reason
+                    )
+            elif seq is not None:
+                refused = refused or _refusal(self.topic, seq, reason)
         self._advance()
         if refused is not None:
-            seq, reason = refused
-            self.log.error(
-                "uplink_publish_refused",
-                topic=self.topic,
-                seq=seq,
-                reason=str(reason),
-                code=reason.value,
-                cursor=self.done,
-            )
-            raise Refused
+            raise Refused(refused)
 
     def _advance(self) -> None:
         start = self.done
@@ -261,5 +260,16 @@ class Uplink:
         deadline = time.monotonic() + OFFLINE_WAIT
         while mid in self.status_mids and link.lost is None and time.monotonic() < deadline:
             link.loop(0.05)
-            with contextlib.suppress(Refused):
+            with contextlib.suppress(Refused):  # stopping: nothing is offered again
                 self._take(link)
+
+
+def _reason(reason: ReasonCode) -> dict[str, object]:
+    return {"reason": str(reason), "code": reason.value}
+
+
+def _refusal(topic: str, seq: int | None, reason: ReasonCode) -> Failure:
+    """A refused message: the row is not acknowledged, so the cursor stays before it."""
+    return Failure(
+        "error", "uplink_publish_refused", {"topic": topic, "seq": seq, **_reason(reason)}
+    )
