@@ -1,8 +1,9 @@
 """The ``tablectl`` command line: ``run`` (the daemon, controller/daemon/), the
 console's ``status``, ``events`` and ``send`` (controller/client.py), ``bench``
 (controller/bench/), ``analyze``, ``journal verify`` and ``journal export``, the pages'
-``web`` (controller/web/), the floor's ``uplink`` (controller/uplink/), and the
-technician's ``keygen``, ``device info`` and ``config check`` (controller/technician/).
+``web`` (controller/web/), ``uplink`` (controller/uplink/), the floor's ``floor``
+(controller/floor/), and the technician's ``keygen``, ``device info`` and ``config
+check`` (controller/technician/).
 Exit codes: docs/cli.md.
 
 A command's module is imported only when that command is given, so ``tablectl run
@@ -148,6 +149,18 @@ def _web(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return web.run(args)
 
 
+def _floor_parser(sub: Subparsers) -> None:
+    from controller.floor import cli as floor
+
+    floor.add_parser(sub)
+
+
+def _floor(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller.floor import cli as floor
+
+    return floor.run(args)
+
+
 def _uplink_parser(sub: Subparsers) -> None:
     from controller.uplink import cli as uplink
 
@@ -187,6 +200,7 @@ _COMMANDS: dict[str, tuple[Adder, Runner]] = {
     "journal": (_journal_parsers, _journal),
     "web": (_web_parser, _web),
     "uplink": (_uplink_parser, _uplink),
+    "floor": (_floor_parser, _floor),
     "keygen": (_technician_parsers, _technician),
     "device": (_technician_parsers, _technician),
     "config": (_technician_parsers, _technician),

@@ -131,7 +131,10 @@ class Follower:
                 tls_version=ssl.PROTOCOL_TLS_CLIENT,
             )
         except (ssl.SSLError, OSError) as exc:
-            raise FollowerError(f"broker TLS files: {exc.__class__.__name__}: {exc}") from None
+            files = f"cafile {broker.cafile}" + (
+                f", certfile {broker.certfile}" if broker.certfile else ""
+            )
+            raise FollowerError(f"[broker] {files}: not usable for TLS ({exc})") from None
         if broker.username is not None:
             client.username_pw_set(broker.username, broker.password)
         client.on_connect = self._on_connect
@@ -216,20 +219,30 @@ class Follower:
         log.info("floor_follower_stopped", **self.counts())
 
     def _flush(self, acknowledge: bool) -> None:
-        if self._dirty:
-            with self._lock:
-                snapshot = {table: track.copy() for table, track in self._tracks.items()}
-            try:
-                trackfile.save(self.settings.state_dir, snapshot)
-            except OSError as exc:  # not kept, so not acknowledged: sent again later
-                log.error("floor_state_unsaved", state_dir=str(self.settings.state_dir),
-                          error=str(exc))  # fmt: skip
-                return
-            self._dirty = False
+        """Save the tracks if they moved, then acknowledge what was held; without
+        ``acknowledge`` (the connection is gone) the held ids are dropped: the broker
+        sends those messages again and the saved seqs sort them out."""
+        saved = self._save()
+        if acknowledge and not saved:
+            return  # not kept, so not acknowledged: tried again at the next flush
         if acknowledge:
             for mid in self._pending:
                 self._client.ack(mid, 1)
         self._pending.clear()
+
+    def _save(self) -> bool:
+        if not self._dirty:
+            return True
+        with self._lock:
+            snapshot = {table: track.copy() for table, track in self._tracks.items()}
+        try:
+            trackfile.save(self.settings.state_dir, snapshot)
+        except OSError as exc:
+            log.error("floor_state_unsaved", state_dir=str(self.settings.state_dir),
+                      error=str(exc))  # fmt: skip
+            return False
+        self._dirty = False
+        return True
 
     # -- paho's callbacks, in the thread ----------------------------------------------
 

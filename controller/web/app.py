@@ -40,7 +40,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 @web.middleware
-async def _headers(request: web.Request, handler: Handler) -> web.StreamResponse:
+async def security_headers(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         response = await handler(request)
     except web.HTTPException as exc:
@@ -52,7 +52,7 @@ async def _headers(request: web.Request, handler: Handler) -> web.StreamResponse
 
 
 def build(options: WebOptions) -> web.Application:
-    app = web.Application(middlewares=[_headers], client_max_size=64 * 1024)
+    app = web.Application(middlewares=[security_headers], client_max_size=64 * 1024)
     app[auth.SESSIONS] = Sessions()
     app[auth.USERS] = options.users
     app[auth.FAILED] = FailedLogins()
@@ -94,9 +94,14 @@ async def _no_icon(request: web.Request) -> web.Response:
 def tls(options: WebOptions) -> ssl.SSLContext | None:
     if options.tls_cert is None or options.tls_key is None:
         return None
+    return server_context(options.tls_cert, options.tls_key)
+
+
+def server_context(cert: str, key: str) -> ssl.SSLContext:
+    """HTTPS with this certificate and key, TLS 1.2 at least (tablectl floor's too)."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.load_cert_chain(options.tls_cert, options.tls_key)
+    context.load_cert_chain(cert, key)
     return context
 
 

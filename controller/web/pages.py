@@ -75,7 +75,10 @@ def _nav(session: Session | None) -> str:
     return " ".join(links) + " " + logout
 
 
-def page(name: str, session: Session | None, body: str | None = None) -> str:
+def page(
+    name: str, session: Session | None, body: str | None = None, script: str = "/static/app.js"
+) -> str:
+    """The page's HTML; ``script`` fills it (tablectl floor's /pit has its own)."""
     csrf = escape(session.csrf) if session else ""
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -87,7 +90,7 @@ def page(name: str, session: Session | None, body: str | None = None) -> str:
 <header><h1>{TITLES.get(name, name)}</h1><nav>{_nav(session)}</nav>
 <span id="link" class="link">connecting…</span></header>
 <main>{body if body is not None else BODIES[name]}</main>
-<script src="/static/app.js"></script></body></html>"""
+<script src="{escape(script)}"></script></body></html>"""
 
 
 def login_page(message: str = "", next_page: str = "") -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -61,15 +62,42 @@ class Publisher:
         self.table = table
         self.client = _client(port, cafile, table, password)
 
-    def row(self, seq: int, entry: dict[str, Any], ts: str | None = None) -> None:
+    def _publish(self, seq: int, entry: dict[str, Any]) -> mqtt.MQTTMessageInfo:
         body = json.dumps(entry, sort_keys=True)
         digest = hashlib.sha256(body.encode()).hexdigest()
-        payload = journal_message(self.table, seq, ts or now(), body, digest)
-        self.client.publish(journal_topic(self.table), payload, qos=1).wait_for_publish(WAIT)
+        payload = journal_message(self.table, seq, now(), body, digest)
+        return self.client.publish(journal_topic(self.table), payload, qos=1)
+
+    def row(self, seq: int, entry: dict[str, Any]) -> None:
+        self._publish(seq, entry).wait_for_publish(WAIT)
 
     def rows(self, entries: list[tuple[int, dict[str, Any]]]) -> None:
-        for seq, entry in entries:
-            self.row(seq, entry)
+        """Each row in order, then wait until the broker has acknowledged them all."""
+        for info in [self._publish(seq, entry) for seq, entry in entries]:
+            info.wait_for_publish(WAIT)
+
+    def journal(self, path: Path, after: int = 0, upto: int | None = None) -> int:
+        """The rows of a real journal after ``after`` (up to ``upto``), each as stored
+        (its time, body and hash); the last seq sent."""
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = db.execute(
+                "SELECT seq, ts, body, hash FROM rows WHERE seq > ? AND seq <= ? ORDER BY seq",
+                (after, upto if upto is not None else 2**62),
+            ).fetchall()
+        finally:
+            db.close()
+        infos = [
+            self.client.publish(journal_topic(self.table), journal_message(self.table, *row), qos=1)
+            for row in rows
+        ]
+        for info in infos:
+            info.wait_for_publish(WAIT)
+        return int(rows[-1][0]) if rows else after
+
+    def raw(self, payload: bytes) -> None:
+        """Anything on the table's journal topic (the ACL lets it publish there)."""
+        self.client.publish(journal_topic(self.table), payload, qos=1).wait_for_publish(WAIT)
 
     def status(self, **fields: object) -> None:
         payload = status_message(self.table, {"at": now(), **fields})

@@ -87,9 +87,11 @@ def test_no_test_module_imports_another() -> None:
 
 # The layers' folders; a test module sits in one of them. system: the installed unit
 # under a real systemd (booted in systemd-nspawn). web: tablectl web, over HTTP and in a
-# real browser. uplink: tablectl uplink with a real Mosquitto.
+# real browser. uplink: tablectl uplink with a real Mosquitto. floor: tablectl floor
+# on a real Mosquitto.
 LAYERS = (
     "drivers", "sim", "rules", "table", "stack", "daemon", "tools", "system", "web", "uplink",
+    "floor",
 )  # fmt: skip
 
 

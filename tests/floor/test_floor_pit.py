@@ -1,0 +1,120 @@
+"""The floor's pieces without a broker: each table's track (duplicates, gaps, a late
+row), its state file written atomically, the pit across tables fed with real protocol
+messages (controller/uplink/messages.py) and its need-first order."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+from controller.floor import tracks
+from controller.floor.floorpit import NEEDS, FloorPit, need_order
+from controller.floor.tracks import Track
+from controller.uplink.messages import journal_message, offline, parse_journal, parse_status
+
+TS = "2026-12-02T02:00:00.000000+00:00"
+
+
+def test_a_track_drops_duplicates_and_records_a_gap_and_its_late_rows() -> None:
+    track = Track()
+    verdicts = [track.admit(seq) for seq in (7, 8, 8, 3, 12, 10, 12, 9, 11)]
+    assert verdicts == [
+        "first",  # the floor joins at 7: nothing before it is owed
+        "new",
+        "duplicate",
+        "duplicate",
+        "gap",  # 9 to 11 missing
+        "recovered",
+        "duplicate",
+        "recovered",
+        "recovered",
+    ]
+    assert track.seq == 12 and track.missing == [] and track.missing_rows == 0
+    track.admit(20)
+    assert track.missing == [[13, 19]] and track.missing_rows == 7
+    track.admit(15)
+    assert track.missing == [[13, 14], [16, 19]]
+
+
+def test_the_tracks_file_is_replaced_whole_and_read_back(tmp_path: Path) -> None:
+    assert tracks.load(tmp_path) == {}
+    saved = {"BAC-01": Track(41, "baccarat", [[3, 4]]), "S21-02": Track(2)}
+    tracks.save(tmp_path, saved)
+    assert tracks.load(tmp_path) == saved
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tracks.json"]  # no temporary left
+    (tmp_path / "tracks.json").write_text("{not json", encoding="utf-8")
+    try:
+        tracks.load(tmp_path)
+    except tracks.TrackError as exc:
+        assert "tracks.json: unreadable" in str(exc) and "\n" not in str(exc)
+    else:
+        raise AssertionError("a damaged state file was read")
+
+
+def _feed(floor: FloorPit, table: str, seq: int, entry: dict[str, object]) -> None:
+    body = json.dumps(entry)
+    message = parse_journal(journal_message(table, seq, TS, body, "00" * 32))
+    floor.on_row(table, seq, message, 0.0)
+
+
+def _status(floor: FloorPit, table: str, online: bool) -> None:
+    payload = (
+        json.dumps({"table": table, "online": True, "state": "place your bets"}).encode()
+        if online
+        else offline(table)
+    )
+    floor.on_status(table, parse_status(payload), 0.0)
+
+
+def test_the_pit_orders_tables_by_what_needs_a_floorperson_first() -> None:
+    floor = FloorPit()
+    at = datetime.fromisoformat(TS).timestamp()
+    header = {"type": "journal", "format": 1, "game": "baccarat"}
+    for table in ("A-quiet", "B-gap", "C-device", "D-fault", "E-halted", "F-offline", "G-quiet"):
+        _feed(floor, table, 1, {**header, "table": table})
+        _status(floor, table, online=True)
+    _feed(floor, "C-device", 2, {"type": "device", "event": "device_lost", "device": "shoe"})
+    _feed(floor, "D-fault", 2, {"type": "irregularity", "cause": "face_up", "section": "545.10"})
+    _feed(floor, "E-halted", 2, {"type": "halt", "cause": "device_lost", "device": "shoe"})
+    _status(floor, "F-offline", online=False)
+    tracks_now = {t: Track(1, "baccarat") for t in ("A-quiet", "C-device", "G-quiet")}
+    tracks_now["B-gap"] = Track(9, "baccarat", [[2, 8]])
+    views = floor.views(tracks_now, now=at)
+    assert [v["table"] for v in views] == [
+        "F-offline",
+        "E-halted",
+        "D-fault",
+        "C-device",
+        "B-gap",
+        "A-quiet",
+        "G-quiet",
+    ]
+    by_table = {v["table"]: v for v in views}
+    assert by_table["E-halted"]["needs"] == ["stopped", "fault"]  # a halt is a fault too
+    assert by_table["E-halted"]["state"] == "play stopped: floorperson called"
+    assert by_table["C-device"]["devices"] == {"shoe": "lost"}
+    assert by_table["B-gap"]["missing"] == [[2, 8]] and by_table["B-gap"]["missing_rows"] == 7
+    assert by_table["A-quiet"]["needs"] == [] and by_table["F-offline"]["online"] is False
+    assert [need_order(v)[0] for v in views] == [0, 1, 2, 3, 4, 5, 5] and len(NEEDS) == 5
+
+
+def test_a_withheld_row_moves_the_seq_not_the_pit_and_the_game_can_come_later() -> None:
+    floor = FloorPit()
+    # A card marked sealed that carries a value (551.8(e)): the table withholds it.
+    sealed = {
+        "type": "device",
+        "event": "device_lost",
+        "device": "shoe",
+        "card": "AS",
+        "sealed": True,
+    }
+    _feed(floor, "S21-01", 5, {"type": "round_end", "round": 1, "void": False})
+    _feed(floor, "S21-01", 6, sealed)
+    (waiting,) = floor.views({"S21-01": Track(6)})
+    assert waiting["game"] is None and "rounds" not in waiting and waiting["seq"] == 6
+    floor.know({"S21-01": Track(6, "spanish21")})  # a restarted floor's saved game
+    (view,) = floor.views({"S21-01": Track(6, "spanish21")})
+    assert view["game"] == "spanish21" and view["rounds"] == 1  # the waiting row counted
+    assert view["devices"] == {} and view["needs"] == []  # the withheld row never fed it
+    assert "AS" not in json.dumps(view)
