@@ -2,7 +2,9 @@
 through the real ``tablectl uplink``, one floor subscriber, and what it costs.
 
 Run: .venv/bin/python benchmarks/floor_bench.py [--tables 10,50,200] [--mode paced,full]
-     [--seconds 120] [--rounds-per-hour 70] [--out FILE] [--workdir DIR] [--smoke]
+     [--seconds 120] [--rounds-per-hour 70] [--full-rows R] [--poll-ms 50] [--queue N]
+     [--pits P]
+     [--out FILE] [--workdir DIR] [--smoke]
 
 - The shoe: one real simulated Baccarat table (``tablectl run --simulate --game
   baccarat --rounds 70 --pace-ms 0 --seed 13``) makes a journal once; its rows are the
@@ -12,18 +14,24 @@ Run: .venv/bin/python benchmarks/floor_bench.py [--tables 10,50,200] [--mode pac
 - paced: each table deals ``--rounds-per-hour`` rounds an hour (a Baccarat table deals
   60 to 80), its rows evenly spaced (the shoe's rows per round x rounds per hour), each
   table starting at a random point of its first interval, for ``--seconds``.
-- full: each table appends one whole shoe as fast as the writer can; the run ends when
-  the floor has every row.
-- One Mosquitto (tests/support/mosquitto.py: examples/mosquitto/tablectl.conf, its ACL,
-  TLS, a password per table), logging as the example does (the tests' debug log of every
-  message is taken out: it is the tests', not a pit's). N ``tablectl uplink --config``
-  processes (started 10 at a time), one ``controller.floor`` Follower in this process
-  subscribed to every table, a persistent session.
+- full: each table appends ``--full-rows`` rows (default 60000 / N, the shoe's rows
+  over again as needed) as fast as the writer can; the run ends when the floor has
+  every row.
+- One Mosquitto (benchmarks/floor_brokers.py: tests/support/mosquitto.py's, with
+  examples/mosquitto/tablectl.conf, its ACL, TLS, a password per table, logging as the
+  example does; ``--queue``: its max_queued_messages), or with ``--pits P`` one per pit
+  bridged into the floor's. N ``tablectl uplink --config`` processes (``--poll-ms``
+  their poll_ms; started 10 at a time, measured once their start-up CPU is over), one
+  ``controller.floor`` Follower in this process subscribed to every table, a persistent
+  session.
 - Measured from the writer's go to the floor's last row: journal messages the floor
   received a second, the lag from a row's commit to the floor's receipt (p50, p99), the
-  CPU of each uplink (/proc/PID/stat utime + stime), the broker's CPU and peak RSS, the
-  writer's and this process's (the floor's) CPU, the machine's busy share (all
-  processes, others' too), rows lost (committed, never received) and duplicates.
+  CPU of each uplink (/proc/PID/stat utime + stime), the broker's CPU and peak RSS
+  (/proc/PID/status VmRSS, sampled twice a second), the writer's and this process's
+  (the floor's) CPU, the CPU every other process on the machine used meanwhile (how
+  shared it was), rows lost (committed, never handed on by the floor), duplicates (the
+  follower's count of rows received again) and the gaps it saw. Exit 1 if a row was
+  lost or an uplink failed.
 
 ``--smoke``: 3 tables, 5 seconds, both modes (a check that it all runs).
 """
@@ -55,6 +63,7 @@ CLI = [sys.executable, "-m", "controller.cli"]
 UPLINK = [*CLI, "uplink", "--config"]
 BATCH = 10  # uplinks started together
 SETTLED = 0.02  # of a core per uplink at most before the run starts (idle is ~0.005)
+FULL_TOTAL = 60_000  # rows of a full-speed run, all tables (less than the broker's queue)
 DRAIN = 60.0  # seconds the floor has, after the last commit, to receive the rest
 
 
@@ -64,6 +73,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--mode", default="paced,full", help="paced, full or both")
     parser.add_argument("--seconds", type=float, default=120.0, help="a paced run's length")
     parser.add_argument("--rounds-per-hour", type=float, default=70.0)
+    parser.add_argument("--full-rows", type=int, help="rows per table, full (60000 / N)")
     parser.add_argument("--poll-ms", type=int, default=50, help="the uplinks' [uplink] poll_ms")
     parser.add_argument(
         "--queue", type=int, help="the broker's max_queued_messages (default: the example's)"
@@ -76,7 +86,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--smoke", action="store_true", help="3 tables, 5 s, both modes")
     args = parser.parse_args(argv)
     if args.smoke:
-        args.tables, args.seconds = "3", 5.0
+        args.tables, args.seconds, args.full_rows = "3", 5.0, args.full_rows or 1000
     args.sizes = [int(n) for n in args.tables.split(",")]
     args.modes = args.mode.split(",")
     if any(m not in ("paced", "full") for m in args.modes) or min(args.sizes) < 1:
@@ -176,6 +186,10 @@ def wait_connected(
         time.sleep(0.2)
 
 
+def full_rows(args: argparse.Namespace, n: int) -> int:
+    return int(args.full_rows or max(1, FULL_TOTAL // n))
+
+
 def writer(run: Path, shoe: Shoe, tables: list[str], mode: str, args: argparse.Namespace,
            clock: str) -> tuple[subprocess.Popen[str], Path]:  # fmt: skip
     interval = 3600.0 / (args.rounds_per_hour * shoe.per_round)
@@ -185,7 +199,7 @@ def writer(run: Path, shoe: Shoe, tables: list[str], mode: str, args: argparse.N
         "mode": mode,
         "interval": interval,
         "seconds": args.seconds if mode == "paced" else 3600.0,
-        "rows": shoe.rows,
+        "rows": full_rows(args, len(tables)),
         "clock": clock,
         "out": str(run / "commits.json"),
     }
@@ -296,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     setup = (
         f"Shoe: {shoe.rows} rows, {shoe.rounds} rounds ({shoe.per_round:.1f} rows a round); "
         f"paced: {args.rounds_per_hour:g} rounds/hour = a row every {interval:.2f} s per table, "
-        f"{args.seconds:g} s; full: {shoe.rows} rows per table as fast as the writer can."
+        f"{args.seconds:g} s; full: rows (column) as fast as the writer can."
     )
     text = report(results, setup, command.strip())
     print(text, end="")
