@@ -53,6 +53,11 @@ KINDS: Final = (
         r"web/test_web_options",
         "bad without missing not_a no_runtime no_users taken",
     ),
+    (
+        "tablectl uplink configurations, broker refusals",
+        r"uplink/test_uplink_refusals",
+        "bad_input refused",
+    ),
 )
 
 

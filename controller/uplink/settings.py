@@ -7,6 +7,7 @@ uplink does not know is one, so a misspelt option is never silently ignored.
 from __future__ import annotations
 
 import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,9 +16,11 @@ from typing import Any, Final
 
 from controller.errors import TablectlError
 from controller.uplink.messages import check_table_id
+from drivers.keys import KeyFileError, read_key_file
 
 DEFAULT_PATH: Final = "/etc/tablectl/uplink.toml"
 LIMIT: Final = 1 << 20  # bytes: a configuration is small; a device or a FIFO is refused
+SECRET_LIMIT: Final = 4096  # bytes of a password file
 _TOP: Final = frozenset({"table_id", "journal", "state_dir", "broker", "uplink"})
 _BROKER: Final = frozenset(
     {"host", "port", "cafile", "username", "password_file", "certfile", "keyfile"}
@@ -48,16 +51,27 @@ class Broker:
     keyfile: Path | None
 
     def password(self) -> str | None:
-        """The password, read now (so a changed file is used at the next connection);
-        SettingsError when it cannot be read."""
+        """The password, the file's first line, read now (so a changed file is used at
+        the next connection); SettingsError when it cannot be read or is open to other
+        users. Read as a key file is (drivers/keys.py): never a FIFO or a device."""
         if self.password_file is None:
             return None
+        what = "broker.password_file"
         try:
-            return self.password_file.read_text(encoding="utf-8").rstrip("\r\n")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SettingsError(
-                f"broker.password_file: {self.password_file}: {_why(exc)}"
-            ) from None
+            data, mode = read_key_file(str(self.password_file), what, limit=SECRET_LIMIT)
+            _private(what, self.password_file, mode)
+            text = data.decode("utf-8")
+        except KeyFileError as exc:
+            raise SettingsError(str(exc)) from None
+        except UnicodeDecodeError:
+            raise SettingsError(f"{what} {self.password_file}: not UTF-8 text") from None
+        return text.splitlines()[0] if text else ""
+
+
+def _private(what: str, path: Path, mode: int) -> None:
+    """A secret's file may be read by its group at most (as a device key's)."""
+    if mode & (stat.S_IRWXG | stat.S_IRWXO) & ~stat.S_IRGRP:
+        raise KeyFileError(f"{what} {path} is open to other users (chmod 0400 or 0440)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +160,11 @@ def _broker(table: object) -> Broker:
         certfile=_file(table, "certfile", "broker.", required=by_cert),
         keyfile=_file(table, "keyfile", "broker.", required=by_cert),
     )
+    if broker.keyfile is not None:
+        try:
+            _private("broker.keyfile", broker.keyfile, broker.keyfile.stat().st_mode)
+        except (KeyFileError, OSError) as exc:
+            raise SettingsError(str(exc)) from None
     broker.password()
     return broker
 

@@ -39,6 +39,7 @@ def write_config(path: Path, top: Mapping[str, object], broker: Mapping[str, obj
 def password_broker(broker: Broker, user: str, password_file: Path) -> dict[str, object]:
     """The [broker] table of a table logging in with a password."""
     password_file.write_text(broker.users[user] + "\n", encoding="utf-8")
+    password_file.chmod(0o600)
     return {"host": HOST, "port": broker.port, "cafile": broker.certs.ca, "username": user,
             "password_file": password_file}  # fmt: skip
 

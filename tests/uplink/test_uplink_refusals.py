@@ -92,6 +92,7 @@ def test_a_refused_password_is_retried_until_it_is_right(broker: Broker, tmp_pat
 
 def _base(tmp: Path, broker: Broker, journal: Path) -> dict[str, dict[str, object]]:
     (tmp / "pw").write_text("secret\n", encoding="utf-8")
+    (tmp / "pw").chmod(0o600)
     return {
         "top": {"table_id": "T1", "journal": journal, "state_dir": tmp / "state"},
         "broker": {
@@ -131,6 +132,8 @@ CASES: list[tuple[str, Edit, int, str]] = [
      "the CA, certificate or key cannot be used"),
     ("password file unreadable", lambda t, c: c["broker"].update(password_file=t), 2,
      "broker.password_file: "),
+    ("password file open to others", lambda t, c: (t / "pw").chmod(0o644), 2,
+     "pw is open to other users (chmod 0400 or 0440)"),
     ("two ways to log in", lambda t, c: c["broker"].update(certfile="c", keyfile="k"), 2,
      "give either username and password_file, or certfile and keyfile"),
     ("window out of range", lambda t, c: c["uplink"].update(window=0), 2, "uplink.window: "),

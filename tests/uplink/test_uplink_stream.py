@@ -30,7 +30,7 @@ from tests.support.uplink import (
 )
 
 FLOOR = "floor-secret"
-USERS = {"T1": "t1-secret", "T4": "t4-secret", "T6": "t6-secret", "floor": FLOOR}
+USERS = {"T1": "t1-secret", "T4": "t4-secret", "T6": "t6-secret", "T7": "t7-secret", "floor": FLOOR}
 OUTAGE = 3.0  # seconds the broker is down
 
 
@@ -165,6 +165,29 @@ def test_the_cursor_survives_a_restart(broker: Broker, tmp_path: Path) -> None:
         started = uplink.events("uplink_started")
     assert [m.seq for m in sub.journal(topic)] == list(range(1, 61))  # none of 1-40 again
     assert [e["cursor"] for e in started] == [0, 40]  # the same log file: both runs
+    sub.close()
+
+
+def test_the_uplink_follows_the_table_across_a_daemon_restart(
+    broker: Broker, tmp_path: Path
+) -> None:
+    # The uplink's reader keeps the journal's write-ahead log while the daemon is away;
+    # the daemon starts again on it as after any stop.
+    table, topic = tmp_path / "table", journal_topic("T7")
+    first = simulated_table(table, "--rounds", "1", "--pace-ms", "0", "--seed", "1")
+    journal = table / "journal.db"
+    sub = subscriber(broker, "T7", "floor-restart")
+    wait_for_file(journal)
+    conf = config(tmp_path / "u", "T7", journal, password_broker(broker, "T7", tmp_path / "pw"))
+    with UplinkProcess(conf) as uplink:
+        assert first.wait(60) == 0
+        sub.wait_seq(topic, len(rows(journal)))
+        again = simulated_table(table, "--rounds", "1", "--pace-ms", "0", "--seed", "1")
+        assert again.wait(60) == 0
+        stored = rows(journal)
+        sub.wait_seq(topic, stored[-1][0])
+        assert uplink.stop() == 0
+    assert [(m.seq, m.hash) for m in sub.journal(topic)] == [(s, h) for s, _, _, h in stored]
     sub.close()
 
 
