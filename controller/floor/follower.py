@@ -11,7 +11,7 @@ login (bad user name or password, not authorized), which the log line repeats.
 
 Acknowledged after it is kept: messages are acknowledged by hand (``manual_ack``), in
 the order received, only once each table's last ``seq`` that they moved is saved in the
-state directory (tracks.py), at most ``BATCH`` messages or ``DELAY`` seconds later. A
+state directory (tracks.py; the saving and the holding back: keeper.py). A
 floor that crashes has the broker send again what it had not saved; a restarted floor
 drops what it had (``seq`` <= last) and sees a gap (``seq`` > last + 1) only when rows
 really did not reach it (a session expired, a broker that lost its queue).
@@ -43,6 +43,7 @@ from paho.mqtt.properties import Properties
 
 from controller.errors import TablectlError
 from controller.floor import tracks as trackfile
+from controller.floor.keeper import Keeper
 from controller.floor.settings import FloorSettings
 from controller.floor.tracks import Track, Verdict
 from controller.uplink.messages import (
@@ -58,8 +59,6 @@ log = structlog.get_logger("tablectl.floor")
 
 SESSION_EXPIRY: Final = 7 * 24 * 3600  # seconds the broker keeps the floor's session
 KEEPALIVE: Final = 30
-BATCH: Final = 50  # messages held unacknowledged at most (Mosquitto sends 100 at most)
-DELAY: Final = 0.02  # seconds a message waits for its acknowledgement at most
 BACKOFF_FIRST: Final = 0.5  # seconds; doubled each failed attempt, up to BACKOFF_MAX
 BACKOFF_MAX: Final = 30.0
 STOP_WAIT: Final = 10.0
@@ -106,13 +105,11 @@ class Follower:
             self._tracks = trackfile.load(settings.state_dir)
         except trackfile.TrackError as exc:
             raise FollowerError(str(exc)) from None
-        self._dirty = False
-        self._pending: list[int] = []  # message ids to acknowledge once saved
-        self._pending_since = 0.0
         self._refused = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._client = self._make_client()
+        self._keeper = Keeper(settings.state_dir, self.tracks, self._acknowledge)
 
     def _make_client(self) -> mqtt.Client:
         broker = self.settings.broker
@@ -162,6 +159,9 @@ class Follower:
         with self._lock:
             return {table: track.copy() for table, track in self._tracks.items()}
 
+    def _acknowledge(self, mid: int) -> None:
+        self._client.ack(mid, 1)
+
     def counts(self) -> dict[str, int]:
         return asdict(self.counters)
 
@@ -200,49 +200,17 @@ class Follower:
         """The network loop until the connection ends or the follower stops."""
         rc = MQTTErrorCode.MQTT_ERR_SUCCESS
         while rc == MQTTErrorCode.MQTT_ERR_SUCCESS and not self._stop.is_set():
-            rc = self._client.loop(timeout=DELAY if self._pending else 0.2)
-            if self._pending and (
-                len(self._pending) >= BATCH or time.monotonic() - self._pending_since >= DELAY
-            ):
-                self._flush(acknowledge=True)
+            rc = self._client.loop(timeout=self._keeper.wait())
+            self._keeper.tend()
         if rc != MQTTErrorCode.MQTT_ERR_SUCCESS:
-            # The acknowledgements belong to the lost connection: the broker sends
-            # those messages again, which the saved seqs then drop.
-            self._flush(acknowledge=False)
+            self._keeper.drop()
 
     def _close(self) -> None:
-        if self._client.is_connected():
-            self._flush(acknowledge=True)
+        connected = self._client.is_connected()
+        self._keeper.close(connected)
+        if connected:
             self._client.disconnect()
-        else:
-            self._flush(acknowledge=False)
         log.info("floor_follower_stopped", **self.counts())
-
-    def _flush(self, acknowledge: bool) -> None:
-        """Save the tracks if they moved, then acknowledge what was held; without
-        ``acknowledge`` (the connection is gone) the held ids are dropped: the broker
-        sends those messages again and the saved seqs sort them out."""
-        saved = self._save()
-        if acknowledge and not saved:
-            return  # not kept, so not acknowledged: tried again at the next flush
-        if acknowledge:
-            for mid in self._pending:
-                self._client.ack(mid, 1)
-        self._pending.clear()
-
-    def _save(self) -> bool:
-        if not self._dirty:
-            return True
-        with self._lock:
-            snapshot = {table: track.copy() for table, track in self._tracks.items()}
-        try:
-            trackfile.save(self.settings.state_dir, snapshot)
-        except OSError as exc:
-            log.error("floor_state_unsaved", state_dir=str(self.settings.state_dir),
-                      error=str(exc))  # fmt: skip
-            return False
-        self._dirty = False
-        return True
 
     # -- paho's callbacks, in the thread ----------------------------------------------
 
@@ -281,9 +249,7 @@ class Follower:
         except Exception:  # a callback's bug must not end the follower
             log.exception("floor_callback_failed", topic=message.topic)
         if message.qos > 0:
-            if not self._pending:
-                self._pending_since = time.monotonic()
-            self._pending.append(message.mid)
+            self._keeper.hold(message.mid)
 
     def _invalid(self, topic: str, why: str) -> None:
         self.counters.invalid += 1
@@ -318,7 +284,7 @@ class Follower:
         if verdict == "duplicate":
             self.counters.duplicates += 1
             return verdict
-        self._dirty = True
+        self._keeper.dirty = True
         if verdict == "gap":
             self.counters.gaps += 1
             self.counters.missing += message.seq - before - 1
@@ -341,6 +307,8 @@ class Follower:
         self.counters.statuses += 1
         if isinstance(status.get("game"), str):
             with self._lock:
-                self._tracks.setdefault(table, Track()).game = status["game"]
+                track = self._tracks.setdefault(table, Track())
+                moved, track.game = track.game != status["game"], status["game"]
+            self._keeper.dirty |= moved
         if self.on_status is not None:
             self.on_status(table, status, at)

@@ -10,8 +10,8 @@ import pytest
 
 from controller.floor.settings import SettingsError, load
 from tests.support.cli import tablectl
+from tests.support.floor import users_file
 from tests.support.mosquitto import Certs
-from tests.support.web import users_file
 
 GOOD = """client_id = "floor-1"
 state_dir = "{root}/state"

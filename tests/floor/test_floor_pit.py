@@ -1,15 +1,19 @@
 """The floor's pieces without a broker: each table's track (duplicates, gaps, a late
-row), its state file written atomically, the pit across tables fed with real protocol
-messages (controller/uplink/messages.py) and its need-first order."""
+row), its state file written atomically, acknowledgements held until it is saved, the
+pit across tables fed with real protocol messages (controller/uplink/messages.py) and
+its need-first order."""
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 from controller.floor import tracks
 from controller.floor.floorpit import NEEDS, FloorPit, need_order
+from controller.floor.keeper import DELAY, POLL, Keeper
 from controller.floor.tracks import Track
 from controller.uplink.messages import journal_message, offline, parse_journal, parse_status
 
@@ -118,3 +122,37 @@ def test_a_withheld_row_moves_the_seq_not_the_pit_and_the_game_can_come_later() 
     assert view["game"] == "spanish21" and view["rounds"] == 1  # the waiting row counted
     assert view["devices"] == {} and view["needs"] == []  # the withheld row never fed it
     assert "AS" not in json.dumps(view)
+
+
+def _tend_until(keeper: Keeper, done: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, "the keeper never got there"
+        keeper.tend()
+        time.sleep(keeper.wait())
+
+
+def test_acknowledgements_wait_for_the_save_and_a_failed_save_holds_them(tmp_path: Path) -> None:
+    state = tmp_path / "state"  # missing at first: the save fails, as on a full disk
+    acked: list[int] = []
+    kept = {"BAC-01": Track(3, "baccarat")}
+    keeper = Keeper(state, lambda: {t: k.copy() for t, k in kept.items()}, acked.append)
+    for mid in (11, 12, 13):
+        keeper.hold(mid)
+    keeper.dirty = True
+    time.sleep(DELAY)
+    keeper.tend()
+    assert keeper.wait() == POLL  # a save runs
+    _tend_until(keeper, lambda: keeper.wait() != POLL)
+    assert acked == [] and keeper.held == 3 and keeper.dirty is True  # not kept: none sent
+    state.mkdir()
+    _tend_until(keeper, lambda: acked == [11, 12, 13])  # saved after its retry, then sent
+    assert tracks.load(state) == kept and keeper.held == 0
+    keeper.hold(14)  # a duplicate moves nothing: sent at once
+    keeper.tend()
+    assert acked == [11, 12, 13, 14]
+    kept["BAC-01"].seq = 4
+    keeper.hold(15)
+    keeper.dirty = True
+    keeper.close(connected=True)  # the follower stops: saved, then acknowledged
+    assert acked[-1] == 15 and tracks.load(state)["BAC-01"].seq == 4

@@ -28,13 +28,14 @@ from tests.support.floor import (
     settles,
     start,
     tables,
+    users_file,
     wait_for,
 )
 from tests.support.mosquitto import Broker
 from tests.support.mqttpub import Publisher, now, spawn
 from tests.support.uplink import UplinkProcess, password_broker, simulated_table, wait_for_file
 from tests.support.uplink import config as uplink_config
-from tests.support.web import Client, users_file
+from tests.support.web import Client
 
 TABLES = [f"BAC-{n:02d}" for n in range(1, 20)]
 HEADER = {"type": "journal", "format": 1, "game": "baccarat", "sealing_key": None}

@@ -15,11 +15,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from controller.web.users import set_password
 from tests.support.mosquitto import Broker
-from tests.support.web import Client, free_port
+from tests.support.web import PASSWORDS, Client, free_port
 
 FLOOR_PASSWORD = "floor-broker-pass"
 T = TypeVar("T")
+
+
+def users_file(path: Path) -> Path:
+    """The web's users file with tests/support/web.py's logins (a dealer, a floor),
+    written by the function ``tablectl web passwd`` calls, in this process."""
+    for login, (role, password) in PASSWORDS.items():
+        set_password(path, login, role, password)
+    return path
 
 
 def config(

@@ -76,11 +76,16 @@ def test_the_wheel_holds_every_module_of_the_three_packages(built: Built) -> Non
     print(f"{len(modules)} modules in the tree, {len(shipped)} in the wheel of {len(names)} files")
 
 
-def test_the_wheel_ships_the_pages_static_files(built: Built) -> None:
-    static = sorted((ROOT / "controller" / "web" / "static").iterdir())
-    assert [p.name for p in static] == ["app.js", "style.css"]
+@pytest.mark.parametrize(
+    ("package", "files"), [("web", ["app.js", "style.css"]), ("floor", ["floor.css", "floor.js"])]
+)
+def test_the_wheel_ships_the_pages_static_files(
+    built: Built, package: str, files: list[str]
+) -> None:
+    static = sorted((ROOT / "controller" / package / "static").iterdir())
+    assert [p.name for p in static] == files
     for path in static:
-        assert _read(built.wheel, f"controller/web/static/{path.name}") == path.read_bytes()
+        assert _read(built.wheel, f"controller/{package}/static/{path.name}") == path.read_bytes()
 
 
 def test_the_wheel_carries_the_license_as_pep_639_says(built: Built) -> None:
