@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -134,11 +135,17 @@ def broker_section(broker: Broker, user: str, secret: Path) -> str:
     )
 
 
+def secret_file(path: Path, secret: str) -> Path:
+    """A password file as the uplink and the floor require it: readable by its owner."""
+    path.write_text(secret + "\n")
+    path.chmod(0o400)
+    return path
+
+
 def uplink_config(run: Path, broker: Broker, table: str, poll_ms: int) -> Path:
     home = run / table
     (home / "state").mkdir(parents=True, exist_ok=True)
-    secret = home / "password"
-    secret.write_text(password(table) + "\n")
+    secret = secret_file(home / "password", password(table))
     conf = home / "uplink.toml"
     conf.write_text(
         f'table_id = "{table}"\njournal = "{home / "journal.db"}"\n'
@@ -150,8 +157,7 @@ def uplink_config(run: Path, broker: Broker, table: str, poll_ms: int) -> Path:
 
 def floor_config(run: Path, broker: Broker) -> Path:
     (run / "floor").mkdir(parents=True, exist_ok=True)
-    secret = run / "floor" / "password"
-    secret.write_text(password("floor") + "\n")
+    secret = secret_file(run / "floor" / "password", password("floor"))
     conf = run / "floor" / "floor.toml"
     conf.write_text(
         f'client_id = "floor-bench"\nstate_dir = "{run / "floor" / "state"}"\n'
@@ -248,6 +254,7 @@ def stop_all(procs: list[subprocess.Popen[bytes]]) -> list[int | None]:
 
 def run_one(work: Path, shoe: Shoe, n: int, mode: str, args: argparse.Namespace) -> Result:
     run = work / (f"{n}-{mode}" + (f"-{args.pits}pits" if args.pits else ""))
+    shutil.rmtree(run, ignore_errors=True)  # a former run's sessions and cursors
     tables = table_ids(n)
     brokers = Brokers(run, tables, args.pits, args.queue)
     brokers.start()
