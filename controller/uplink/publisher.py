@@ -170,7 +170,8 @@ class Uplink:
         if link.connack.is_failure:
             refusal = {"username": broker.username, **_reason(link.connack)}
             return Failure("error", "uplink_connect_refused", {**where, **refusal})
-        self.log.info("uplink_connected", **where, cursor=self.done)
+        window = min(self.settings.window, link.receive_maximum)  # the broker's say too
+        self.log.info("uplink_connected", **where, cursor=self.done, window=window)
         return None
 
     def _stream(self, link: Link, stop: Stopping) -> Failure | None:

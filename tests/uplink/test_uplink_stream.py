@@ -123,7 +123,7 @@ def test_a_broker_outage_and_an_uplink_crash_lose_nothing(
         print(f"\nuplink outage test: {json.dumps(figures)}")
     assert written > 0 and figures["gaps"] == 0
     assert first_seen == [s for s, _, _, _ in stored]  # every row, in order, after dedup
-    assert figures["duplicates"] <= 64  # only what was in flight at a cut (the window)
+    assert figures["duplicates"] <= 2 * 64  # what was in flight at the two cuts (window 64)
     got = {m.seq: m for m in sub.journal(topic)}
     assert all(got[s].hash == h for s, _, _, h in stored)
     # The restarted uplink's status, rebuilt from row 1: the devices connected long
