@@ -58,6 +58,11 @@ KINDS: Final = (
         r"uplink/test_uplink_refusals",
         "bad_input refused",
     ),
+    (
+        "tablectl floor configurations, broker refusals, messages",
+        r"floor/test_floor_(config|stack)",
+        "mistake one_line ca_file address_taken refused_password duplicates_are_dropped",
+    ),
 )
 
 

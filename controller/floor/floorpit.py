@@ -32,7 +32,7 @@ from controller.web import shifts
 # that never reached the floor. A table needing none comes after, all by table id.
 NEEDS: Final = ("offline", "stopped", "fault", "device", "gap")
 BAD_HEALTH: Final = frozenset({"lost", "unavailable", "refused", "fault"})
-WAITING: Final = 10_000  # a table's entries kept while its game is not known
+WAITING: Final = 500  # a table's entries kept while its game is not known (its first rows)
 
 
 def needs(view: Mapping[str, Any]) -> list[str]:

@@ -44,7 +44,7 @@ from paho.mqtt.properties import Properties
 from controller.errors import TablectlError
 from controller.floor import tracks as trackfile
 from controller.floor.keeper import Keeper
-from controller.floor.settings import FloorSettings
+from controller.floor.settings import FloorSettings, read_password
 from controller.floor.tracks import Track, Verdict
 from controller.uplink.messages import (
     JOURNAL_FILTER,
@@ -181,8 +181,22 @@ class Follower:
             self._stop.wait(delay)
         self._close()
 
+    def _password(self) -> None:
+        """The password file read again: a new password needs no restart."""
+        broker = self.settings.broker
+        if broker.password_file is None:
+            return
+        try:
+            password = read_password(broker.password_file)
+        except (OSError, UnicodeDecodeError) as exc:
+            log.warning("floor_password_unreadable", file=str(broker.password_file), error=str(exc))
+            return
+        if password:
+            self._client.username_pw_set(broker.username, password)
+
     def _open(self) -> bool:
         broker = self.settings.broker
+        self._password()
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.SessionExpiryInterval = SESSION_EXPIRY
         try:

@@ -48,9 +48,10 @@ class BrokerSettings:
     port: int
     cafile: Path
     username: str | None = None
-    password: str | None = None  # read from password_file
+    password: str | None = None  # password_file's first line, at start
     certfile: Path | None = None
     keyfile: Path | None = None
+    password_file: Path | None = None  # read again at each connection
 
 
 @dataclass(frozen=True)
@@ -103,9 +104,15 @@ def _port(value: object, where: str) -> int:
     return value
 
 
+def read_password(path: Path) -> str:
+    """The password file's first line; OSError or UnicodeDecodeError if unreadable."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return lines[0] if lines else ""
+
+
 def _password(path: Path, where: str) -> str:
     try:
-        text = path.read_text(encoding="utf-8").strip("\r\n")
+        text = read_password(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingsError(f"{where}: password_file {path}: cannot be read ({exc})") from None
     if not text:
@@ -134,7 +141,8 @@ def _broker(data: object, path: Path) -> BrokerSettings:
         return BrokerSettings(host, port, cafile, certfile=cert, keyfile=key)
     if username is None or secret is None:
         raise SettingsError(f"{where}: username and password_file (or certfile and keyfile)")
-    return BrokerSettings(host, port, cafile, username, _password(secret, where))
+    password = _password(secret, where)
+    return BrokerSettings(host, port, cafile, username, password, password_file=secret)
 
 
 def listen_address(text: str, where: str) -> tuple[str, int]:
