@@ -79,6 +79,8 @@ def _check(order: Sequence[str], what: str) -> None:
 def _codes(output_order: Sequence[str]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
     """Identity codes of the output, the output as codes and each identity's count."""
     index = {card: i for i, card in enumerate(dict.fromkeys(output_order))}
+    if len(index) < 2:
+        raise ValueError("the output holds a single card string: nothing to measure")
     codes = np.fromiter((index[c] for c in output_order), dtype=np.intp, count=len(output_order))
     return index, codes, np.bincount(codes, minlength=len(index))
 
