@@ -56,8 +56,10 @@ from typing import Any
 
 import numpy as np
 from scipy import stats as sps
+from scipy.special import ndtr, pdtrc
 
 RANK_ORDER = "A23456789TJQK"
+_RANK = {rank: i for i, rank in enumerate(RANK_ORDER)}
 
 
 @dataclass(frozen=True)
@@ -85,18 +87,35 @@ def _codes(output_order: Sequence[str]) -> tuple[dict[str, int], np.ndarray, np.
     return index, codes, np.bincount(codes, minlength=len(index))
 
 
-def _input_pairs(
-    input_order: Sequence[str], index: dict[str, int], counts: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The input's neighbour pairs as identity codes; the input must fit in the output."""
+@dataclass(frozen=True)
+class _Pair:
+    """An input order and an output order as identity codes (computed once per shoe)."""
+
+    codes: np.ndarray  # the output
+    counts: np.ndarray  # copies of each identity in the output
+    in_codes: np.ndarray  # the input
+
+    @property
+    def first(self) -> np.ndarray:
+        return self.in_codes[:-1]
+
+    @property
+    def second(self) -> np.ndarray:
+        return self.in_codes[1:]
+
+
+def _pair(input_order: Sequence[str], output_order: Sequence[str]) -> _Pair:
+    """Both orders as codes; the input must be at least 2 cards that fit in the output."""
+    _check(output_order, "the output order")
+    index, codes, counts = _codes(output_order)
     need = Counter(input_order)
     missing = [c for c, k in need.items() if c not in index or counts[index[c]] < k]
     if missing:
         raise ValueError(f"input cards not in the output: {sorted(missing)[:5]}")
-    codes = np.array([index[c] for c in input_order], dtype=np.intp)
-    if len(codes) < 2:
+    if len(input_order) < 2:
         raise ValueError("input order needs at least 2 cards")
-    return codes[:-1], codes[1:]
+    in_codes = np.fromiter((index[c] for c in input_order), np.intp, len(input_order))
+    return _Pair(codes, counts, in_codes)
 
 
 def _before_matrix(codes: np.ndarray, k: int) -> np.ndarray:
@@ -113,8 +132,8 @@ def _rank_band_table(outputs: Sequence[Sequence[str]], bands: int) -> np.ndarray
     for order in outputs:
         _check(order, "position uniformity")
         n = len(order)
-        for pos, card in enumerate(order):
-            table[RANK_ORDER.index(card[0]), pos * bands // n] += 1
+        ranks = np.fromiter((_RANK[card[0]] for card in order), np.intp, n)
+        np.add.at(table, (ranks, np.arange(n) * bands // n), 1.0)
     used: np.ndarray = table[table.sum(axis=1) > 0]
     return used
 
@@ -141,36 +160,41 @@ def _linear_correlation(
     n = len(scores)
     if np.ptp(scores) == 0:
         raise ValueError(f"{name}: every card scores the same, nothing to correlate")
-    rho = float(sps.spearmanr(np.arange(n), scores).statistic)
+    # Spearman's rho is Pearson's r of the ranks; the positions are their own ranks.
+    rho = float(np.corrcoef(np.arange(n), sps.rankdata(scores))[0, 1])
     z = rho * np.sqrt(n - 1)
-    p = float(sps.norm.cdf(z) if alternative == "less" else 2 * sps.norm.sf(abs(z)))
+    p = float(ndtr(z) if alternative == "less" else 2 * ndtr(-abs(z)))
     return TestResult(name, rho, p, n, {"z": float(z), **extra})
 
 
 def spearman(input_order: Sequence[str], output_order: Sequence[str]) -> TestResult:
     """Output position vs the mean input position of the card's identity (two-sided)."""
-    _check(output_order, "spearman")
-    index, codes, counts = _codes(output_order)
-    _input_pairs(input_order, index, counts)
-    in_codes = np.array([index[c] for c in input_order], dtype=np.intp)
-    sums = np.bincount(in_codes, weights=np.arange(len(in_codes)), minlength=len(index))
-    known = np.bincount(in_codes, minlength=len(index))
-    mean_in = np.where(known > 0, sums / np.maximum(known, 1), (len(in_codes) - 1) / 2)
-    return _linear_correlation("spearman", mean_in[codes], "two-sided", {})
+    return _spearman(_pair(input_order, output_order))
+
+
+def _spearman(pair: _Pair) -> TestResult:
+    k, m = len(pair.counts), len(pair.in_codes)
+    sums = np.bincount(pair.in_codes, weights=np.arange(m), minlength=k)
+    known = np.bincount(pair.in_codes, minlength=k)
+    mean_in = np.where(known > 0, sums / np.maximum(known, 1), (m - 1) / 2)
+    return _linear_correlation("spearman", mean_in[pair.codes], "two-sided", {})
 
 
 def adjacency(input_order: Sequence[str], output_order: Sequence[str]) -> TestResult:
     """Output neighbours that were input neighbours (ordered identities); Poisson upper tail."""
-    _check(output_order, "adjacency")
-    index, codes, counts = _codes(output_order)
-    first, second = _input_pairs(input_order, index, counts)
-    k, n = len(index), len(codes)
+    return _adjacency(_pair(input_order, output_order))
+
+
+def _adjacency(pair: _Pair) -> TestResult:
+    codes, counts = pair.codes, pair.counts
+    k, n = len(counts), len(codes)
     pairs = np.zeros((k, k), dtype=bool)
-    pairs[first, second] = True
+    pairs[pair.first, pair.second] = True
     observed = int(pairs[codes[:-1], codes[1:]].sum())
     ordered = np.outer(counts, counts) - np.diag(counts)
     mean = float((ordered * pairs).sum() / n)
-    p = float(sps.poisson.sf(observed - 1, mean)) if mean > 0 else 1.0
+    # P(X >= observed) for X ~ Poisson(mean); pdtrc(j, m) is P(X > j).
+    p = float(pdtrc(observed - 1, mean)) if mean > 0 and observed > 0 else 1.0
     return TestResult("adjacency", float(observed), p, n, {"expected": mean})
 
 
@@ -189,10 +213,12 @@ def _rising_variance(first: np.ndarray, second: np.ndarray, counts: np.ndarray) 
 
 def rising_sequences(input_order: Sequence[str], output_order: Sequence[str]) -> TestResult:
     """Rising sequences of the output relative to the input; lower tail (riffles)."""
-    _check(output_order, "rising sequences")
-    index, codes, counts = _codes(output_order)
-    first, second = _input_pairs(input_order, index, counts)
-    before = _before_matrix(codes, len(index))
+    return _rising(_pair(input_order, output_order))
+
+
+def _rising(pair: _Pair) -> TestResult:
+    first, second, codes, counts = pair.first, pair.second, pair.codes, pair.counts
+    before = _before_matrix(codes, len(counts))
     same = first == second
     frac = before[first, second] / (counts[first] * counts[second])
     observed = 1.0 + float(np.where(same, 0.5, frac).sum())
@@ -201,7 +227,7 @@ def rising_sequences(input_order: Sequence[str], output_order: Sequence[str]) ->
     if var <= 0:
         raise ValueError("rising sequences: the input has no pair of different cards")
     z = (observed - mean) / np.sqrt(var)
-    p = float(sps.norm.cdf(z))
+    p = float(ndtr(z))
     return TestResult(
         "rising_sequences", observed, p, len(codes), {"expected": mean, "z": float(z)}
     )
@@ -223,9 +249,6 @@ def all_tests(input_order: Sequence[str] | None, output_order: Sequence[str]) ->
     """Every per-shoe test that the known orders allow (no input: uniformity only)."""
     results = [position_uniformity([output_order])]
     if input_order is not None and len(input_order) >= 2:
-        results += [
-            spearman(input_order, output_order),
-            adjacency(input_order, output_order),
-            rising_sequences(input_order, output_order),
-        ]
+        pair = _pair(input_order, output_order)
+        results += [_spearman(pair), _adjacency(pair), _rising(pair)]
     return results

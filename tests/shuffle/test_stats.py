@@ -8,9 +8,10 @@ import random
 from collections.abc import Callable
 
 import pytest
+import scipy.stats
 
 from controller.shuffle import stats
-from controller.shuffle.sequential import Monitor, shoe_alpha
+from controller.shuffle.sequential import Monitor, fisher, shoe_alpha
 from tests.support.shuffles import clumpy, riffle, shoe, uniform
 
 Shuffle = Callable[[list[str], random.Random], list[str]]
@@ -144,3 +145,9 @@ def test_confidence_and_window_are_checked() -> None:
         Monitor(window=0)
     with pytest.raises(ValueError, match="at least one test"):
         Monitor().observe([])
+
+
+def test_the_window_combination_is_fishers() -> None:
+    p_values = [0.5, 0.01, 0.2, 0.03]
+    expected = scipy.stats.combine_pvalues(p_values, method="fisher").pvalue
+    assert fisher(p_values) == pytest.approx(expected, rel=1e-12)
