@@ -119,11 +119,16 @@ def _pair(input_order: Sequence[str], output_order: Sequence[str]) -> _Pair:
 
 
 def _before_matrix(codes: np.ndarray, k: int) -> np.ndarray:
-    """B[a, b] = number of (a-copy, b-copy) pairs with the b-copy dealt before the a-copy."""
-    onehot = np.zeros((len(codes), k))
-    onehot[np.arange(len(codes)), codes] = 1.0
+    """B[a, b] = number of (a-copy, b-copy) pairs with the b-copy dealt before the a-copy.
+
+    Sums of the running counts by identity (no matrix product: OpenBLAS would start
+    threads that spin for more CPU than the whole shoe's tests take)."""
+    onehot = np.zeros((len(codes), k), dtype=np.int64)
+    onehot[np.arange(len(codes)), codes] = 1
     seen = np.cumsum(onehot, axis=0) - onehot
-    before: np.ndarray = onehot.T @ seen
+    order = np.argsort(codes, kind="stable")
+    starts = np.searchsorted(codes[order], np.arange(k))
+    before: np.ndarray = np.add.reduceat(seen[order], starts, axis=0).astype(float)
     return before
 
 
@@ -161,7 +166,9 @@ def _linear_correlation(
     if np.ptp(scores) == 0:
         raise ValueError(f"{name}: every card scores the same, nothing to correlate")
     # Spearman's rho is Pearson's r of the ranks; the positions are their own ranks.
-    rho = float(np.corrcoef(np.arange(n), sps.rankdata(scores))[0, 1])
+    ranks = sps.rankdata(scores)
+    x, y = np.arange(n) - (n - 1) / 2, ranks - ranks.mean()
+    rho = float((x * y).sum() / np.sqrt((x * x).sum() * (y * y).sum()))
     z = rho * np.sqrt(n - 1)
     p = float(ndtr(z) if alternative == "less" else 2 * ndtr(-abs(z)))
     return TestResult(name, rho, p, n, {"z": float(z), **extra})
