@@ -50,6 +50,12 @@ RULES = (
     ("drivers", ("controller", "firmware_sim", "tools"), ()),
     ("firmware_sim", ("controller", "tools"), ()),
     ("controller.rules", ("drivers", "firmware_sim", "controller.table", "controller.daemon"), ()),
+    # The shuffle monitor's statistics are pure like the rules: orders in, verdicts out.
+    (
+        "controller.shuffle",
+        ("drivers", "firmware_sim", "controller.table", "controller.daemon"),
+        (),
+    ),
     ("controller", ("tools",), ()),
     # The bench and the simulator sit above the controller: only the bench itself and
     # the command line (which loads a command's module when it runs) reach them.
@@ -88,10 +94,10 @@ def test_no_test_module_imports_another() -> None:
 # The layers' folders; a test module sits in one of them. system: the installed unit
 # under a real systemd (booted in systemd-nspawn). web: tablectl web, over HTTP and in a
 # real browser. uplink: tablectl uplink with a real Mosquitto. floor: tablectl floor
-# on a real Mosquitto.
+# on a real Mosquitto. shuffle: the shuffle monitor's statistics (pure functions).
 LAYERS = (
     "drivers", "sim", "rules", "table", "stack", "daemon", "tools", "system", "web", "uplink",
-    "floor",
+    "floor", "shuffle",
 )  # fmt: skip
 
 

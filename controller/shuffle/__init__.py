@@ -1,0 +1,1 @@
+"""Shuffle-quality monitoring as pure functions: orders in, statistics and verdicts out."""

@@ -1,0 +1,47 @@
+"""Bad shuffles as test data for the shuffle monitor (the production models live in
+firmware_sim): a Gilbert-Shannon-Reeds riffle, blocks carried whole, and none at all."""
+
+from __future__ import annotations
+
+import random
+
+from firmware_sim.decks import deck
+
+
+def shoe(decks: int = 8) -> list[str]:
+    """``decks`` standard decks one after the other (416 cards for 8)."""
+    return deck() * decks
+
+
+def uniform(order: list[str], rng: random.Random) -> list[str]:
+    out = list(order)
+    rng.shuffle(out)
+    return out
+
+
+def riffle(order: list[str], rng: random.Random, times: int = 1) -> list[str]:
+    """``times`` GSR riffles: cut at Binomial(n, 1/2), then drop the next card from each
+    packet with probability proportional to the packet's size."""
+    out = list(order)
+    for _ in range(times):
+        cut = sum(rng.random() < 0.5 for _ in out)
+        left, right = out[:cut], out[cut:]
+        merged: list[str] = []
+        i = j = 0
+        while i < len(left) or j < len(right):
+            rest_left, rest_right = len(left) - i, len(right) - j
+            if rng.random() * (rest_left + rest_right) < rest_left:
+                merged.append(left[i])
+                i += 1
+            else:
+                merged.append(right[j])
+                j += 1
+        out = merged
+    return out
+
+
+def clumpy(order: list[str], rng: random.Random, block: int = 8) -> list[str]:
+    """Cut into blocks of ``block`` cards and shuffle the blocks, each kept whole."""
+    blocks = [order[i : i + block] for i in range(0, len(order), block)]
+    rng.shuffle(blocks)
+    return [card for b in blocks for card in b]
