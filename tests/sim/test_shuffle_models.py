@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from firmware_sim import decks
+from firmware_sim.harness import SimError, SimProcess
 from firmware_sim.shuffle_models import (
     ShuffleModel,
     apply,
@@ -24,6 +25,7 @@ from firmware_sim.shuffle_models import (
     rising_sequences,
 )
 from tests.support.cli import tablectl
+from tests.support.devices import KEY
 
 SHOE = decks.deck() * 8  # 416 cards, several of each
 DISTINCT = [f"c{i}" for i in range(416)]
@@ -147,6 +149,29 @@ def test_tablectl_refuses_bad_model_text() -> None:
     done = tablectl("run", "--config", "table.toml", "--shuffle-model", "riffle:2")
     assert done.returncode == 2 and "--shuffle-model" in done.stderr
     assert done.stderr.count("\n") == 1
+
+
+def test_simulated_shuffler_orders_cards_by_its_model(tmp_path: Path) -> None:
+    args = ["--shuffle-model", "riffle:1", "--seed", "3"]
+    sim = SimProcess("shuffler", tmp_path, KEY, args).start()
+    try:
+        assert sim.control("status")["shuffle_model"] == "riffle:1"
+        pack = decks.deck()
+        first = sim.control("order", cards=pack)["cards"]
+        second = sim.control("order", cards=pack)["cards"]
+        assert sorted(first) == sorted(pack) and first != pack
+        assert rising_sequences(pack, first) <= 2 and riffle_of(pack, first)
+        assert second != first  # the seeded generator goes on from shuffle to shuffle
+        with pytest.raises(SimError, match="cutting card"):
+            sim.control("order", cards=["AS", "CUT"])
+    finally:
+        sim.stop()
+    (tmp_path / "again").mkdir()
+    replay = SimProcess("shuffler", tmp_path / "again", KEY, args)
+    try:
+        assert replay.start().control("order", cards=pack)["cards"] == first  # seeded
+    finally:
+        replay.stop()
 
 
 CARD = re.compile(r'^(?:burn|dealt) .*card="(\w\w)"')
