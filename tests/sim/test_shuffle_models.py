@@ -24,6 +24,7 @@ from firmware_sim.shuffle_models import (
     parse_model,
     rising_sequences,
 )
+from tests.support.bench import bench, lines, refusal
 from tests.support.cli import tablectl
 from tests.support.devices import KEY
 
@@ -239,3 +240,33 @@ def test_riffle_chain_through_the_simulated_table(tmp_path: Path) -> None:
     # A uniform shuffle is no riffle of the shoe before: the check can fail.
     uniform = played("random", tmp_path / "random")
     assert not riffle_of(uniform[0], uniform[1])
+
+
+SEEDED = {"game": "baccarat", "decks": 8, "seed": 3, "rounds": [{"wagers": {"1": {"banker": 10}}}]}
+
+
+def test_bench_scenario_with_a_shuffle_model(tmp_path: Path) -> None:
+    path = tmp_path / "riffled.json"
+    path.write_text(json.dumps({**SEEDED, "shuffle_model": "riffle:1"}), encoding="utf-8")
+    out = tmp_path / "events.jsonl"
+    assert bench(path, out) == 0
+    seen = [e["card"] for e in lines(out) if e["type"] in ("burn", "dealt")]
+    # The shoe the bench plays: one riffle of eight fresh decks in pack order.
+    assert len(seen) > 350 and riffle_of(decks.deck() * 8, seen)
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"shuffle_model": "riffle:0"}, "shuffle_model: shuffle model must be"),
+        ({"shuffle_model": 3}, "shuffle_model: expected a string"),
+        ({"shuffle_model": "strip:2", "shoe": ["AS", "KD"]}, "a stacked shoe has its order"),
+    ],
+)
+def test_bench_refuses_a_bad_shuffle_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, object], says: str
+) -> None:
+    scenario = {**SEEDED, **change}
+    if "shoe" in change:
+        del scenario["decks"], scenario["seed"]
+    assert says in refusal(tmp_path, scenario, capsys)
