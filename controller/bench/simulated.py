@@ -120,7 +120,12 @@ class SimulatedTable:
     def ready(self) -> None:
         for sim in self._sims.values():
             sim.wait_ready()
-        log.info("simulators_started", seed=self._seed, devices=sorted(self._sims))
+        log.info(
+            "simulators_started",
+            seed=self._seed,
+            devices=sorted(self._sims),
+            shuffle_model=str(self._shuffle_model),
+        )
 
     def usb_backend(self) -> SimUsbBackend | None:
         # The simulated reader is reached through pyusb, on the simulator's backend.
