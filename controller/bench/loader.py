@@ -51,7 +51,7 @@ def load_scenario(path: str) -> Scenario:
     shoe = _shoe(data["shoe"], rules.decks, spanish) if "shoe" in data else None
     _check_continuous(data, rules, shoe)
     shuffler = _shuffler(data, shoe)
-    model = _shuffle_model(data, shoe)
+    model = _shuffle_model(data, shoe, rules)
     if "players" in data and not spanish:
         raise ScenarioError("players: names a Spanish 21 box's player (551.14); this is " + game)
     cut_at = _cut_at(data, game, rules, shoe)
@@ -182,13 +182,17 @@ def _shuffler(data: dict[str, Any], shoe: list[str] | None) -> bool:
     return shuffler
 
 
-def _shuffle_model(data: dict[str, Any], shoe: list[str] | None) -> ShuffleModel:
+def _shuffle_model(data: dict[str, Any], shoe: list[str] | None, rules: Rules) -> ShuffleModel:
     """How the simulated shuffler shuffles a seeded shoe (docs/shuffle-monitor.md)."""
     if "shuffle_model" not in data:
         return DEFAULT
     text = data["shuffle_model"]
     if shoe is not None:
         raise ScenarioError("shuffle_model: shuffles a seeded shoe; a stacked shoe has its order")
+    if isinstance(rules, Spanish21Rules) and rules.continuous_shuffler:
+        raise ScenarioError(
+            "shuffle_model: not with rules.continuous_shuffler, whose batches are seeded (551.15)"
+        )
     if not isinstance(text, str):
         raise ScenarioError(f"shuffle_model: expected a string, got {shown(text)}")
     try:

@@ -261,12 +261,16 @@ def test_bench_scenario_with_a_shuffle_model(tmp_path: Path) -> None:
         ({"shuffle_model": "riffle:0"}, "shuffle_model: shuffle model must be"),
         ({"shuffle_model": 3}, "shuffle_model: expected a string"),
         ({"shuffle_model": "strip:2", "shoe": ["AS", "KD"]}, "a stacked shoe has its order"),
+        (
+            {"game": "spanish21", "rules": {"continuous_shuffler": True}, "rounds": []},
+            "not with rules.continuous_shuffler",
+        ),
     ],
 )
 def test_bench_refuses_a_bad_shuffle_model(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, object], says: str
 ) -> None:
-    scenario = {**SEEDED, **change}
+    scenario = {**SEEDED, "shuffle_model": "riffle:2", **change}
     if "shoe" in change:
         del scenario["decks"], scenario["seed"]
     assert says in refusal(tmp_path, scenario, capsys)
