@@ -73,7 +73,13 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     # Only a simulated table loads the bench and the simulators.
     from controller.bench.simulated import SimulatedTable
 
-    simulated = SimulatedTable(options.game, options.seed, options.workdir, manual=options.manual)
+    simulated = SimulatedTable(
+        options.game,
+        options.seed,
+        options.workdir,
+        manual=options.manual,
+        shuffle_model=options.shuffle_model,
+    )
     if options.web is not None:
         from controller.bench.webconsoles import WebConsoles
 

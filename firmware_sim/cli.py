@@ -17,7 +17,7 @@ from drivers import messages as m
 from drivers.identity import DEFAULT_FIRMWARE_VERSION, DEFAULT_MODEL
 from drivers.keys import KeyFileError, load_key
 from drivers.logs import structlog  # structlog without rich (drivers/logs.py)
-from firmware_sim import decks
+from firmware_sim import decks, shuffle_models
 from firmware_sim.control import one_line
 from firmware_sim.devices import Firmware, Pace, ReaderFirmware, ShoeFirmware, ShufflerFirmware
 from firmware_sim.endpoint import Identity
@@ -120,6 +120,24 @@ def _shuffler_options(shuffler: argparse.ArgumentParser) -> None:
     shuffler.add_argument(
         "--shuffle-ms", type=_int_in(0, 3_600_000), default=0, help="shuffle duration"
     )
+    shuffler.add_argument(
+        "--shuffle-model",
+        type=_shuffle_model,
+        default=shuffle_models.DEFAULT,
+        metavar="MODEL",
+        help=f"how the control 'order' command shuffles: {shuffle_models.USAGE} "
+        "(default random; docs/shuffle-monitor.md)",
+    )
+    shuffler.add_argument(
+        "--seed", type=int, help="reproducible model shuffles (default: OS randomness)"
+    )
+
+
+def _shuffle_model(text: str) -> shuffle_models.ShuffleModel:
+    try:
+        return shuffle_models.parse_model(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -174,6 +192,20 @@ def _check_link_path(path: str) -> None:
         raise ValueError(f"link path {path} exists and is not a symlink")
 
 
+def _shuffler(
+    args: argparse.Namespace, identity: Identity, key: bytes, wire: Wire
+) -> ShufflerFirmware:
+    return ShufflerFirmware(
+        identity,
+        key,
+        wire.write,
+        card_count=args.decks * decks.deck_size(args.spanish),
+        shuffle_time=args.shuffle_ms / 1000,
+        model=args.shuffle_model,
+        rng=decks.make_rng(args.seed),
+    )
+
+
 def build(args: argparse.Namespace, log_sink: LogSink | None = None) -> Simulator:
     """The simulator the arguments describe; ValueError, KeyFileError or OSError for bad
     input or an unusable environment."""
@@ -206,13 +238,7 @@ def build(args: argparse.Namespace, log_sink: LogSink | None = None) -> Simulato
     elif kind is m.DeviceKind.READER:
         firmware = ReaderFirmware(identity, key, wire.write)
     else:
-        firmware = ShufflerFirmware(
-            identity,
-            key,
-            wire.write,
-            card_count=args.decks * decks.deck_size(args.spanish),
-            shuffle_time=args.shuffle_ms / 1000,
-        )
+        firmware = _shuffler(args, identity, key, wire)
     control = args.control or args.link + ".control"
     return Simulator(
         firmware,

@@ -18,6 +18,7 @@ from controller.bench.scenario import (
     Scenario,
     Unplug,
     next_shoe,
+    with_cut,
 )
 from controller.journal.observed import ObservedJournal
 from controller.rules.cards import CUT
@@ -89,6 +90,10 @@ class DealerConsole(ABC):
         # first, or the console would load one shoe after another, each into the
         # simulated shoe, until it had loaded as many as the table had played.
         self.shoes_loaded = 1 + table.shoes_completed
+        # A chained scenario's shoe in play, in the order its cards leave it: the next
+        # shoe is the shuffler's order of it (a table rebuilt from its journal starts
+        # the chain again from the scenario's first shoe).
+        self.shoe_order = [t for t in scenario.order if t != CUT] if scenario.chained else []
 
     @abstractmethod
     def act(self) -> bool:
@@ -218,12 +223,20 @@ class DealerConsole(ABC):
         once the table has them."""
         if self.pending:
             return False
-        cards = next_shoe(self.s, self.shoes_loaded)
+        cards = self.chained_shoe() if self.s.chained else next_shoe(self.s, self.shoes_loaded)
         self.shoes_loaded += 1
         self.new_cards([t for t in cards if t != CUT])
         reply = self.sims["shoe"].control("load", cards=cards)
         self.pending.update(reply["event_ids"])
         return False
+
+    def chained_shoe(self) -> list[str]:
+        """The simulated shuffler's order of the shoe just played's discards, put in the
+        rack in the order they were dealt, the cards under the cutting card last
+        (docs/shuffle-monitor.md); the cutting card where the scenario puts it."""
+        reply = self.sims["shuffler"].control("order", cards=self.shoe_order)
+        self.shoe_order = list(reply["cards"])
+        return with_cut(self.shoe_order, self.s.cut_at)
 
     def new_cards(self, cards: list[str]) -> None:  # noqa: B027 - only Spanish 21 tracks its cards
         """``cards`` are the shoe now, in the order they leave it."""

@@ -18,9 +18,10 @@ def simulators(scenario: Scenario, workdir: Path, key: bytes) -> dict[str, SimPr
     spanish = scenario.game == SPANISH21
     deck_args = ["--spanish"] if spanish else []
     shoe_args = ["--pace", "manual"]
-    if scenario.shoe is not None:
+    if scenario.shoe is not None or scenario.chained:
+        # A chained scenario's first shoe is its model's order of fresh decks.
         stack = workdir / "stack.json"
-        stack.write_text(json.dumps(scenario.shoe), encoding="utf-8")
+        stack.write_text(json.dumps(scenario.order), encoding="utf-8")
         shoe_args += ["--stack-file", str(stack)]
     else:
         decks = scenario.rules.decks
@@ -30,7 +31,8 @@ def simulators(scenario: Scenario, workdir: Path, key: bytes) -> dict[str, SimPr
     if spanish:
         sims["reader"] = SimProcess("reader", workdir, key)
     if scenario.uses_shuffler:
+        model = ["--shuffle-model", str(scenario.shuffle_model), "--seed", str(scenario.seed)]
         sims["shuffler"] = SimProcess(
-            "shuffler", workdir, key, ["--decks", str(scenario.rules.decks), *deck_args]
+            "shuffler", workdir, key, ["--decks", str(scenario.rules.decks), *deck_args, *model]
         )
     return sims

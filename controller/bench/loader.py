@@ -19,6 +19,7 @@ from controller.rules.options import RulesError
 from controller.rules.spanish21 import Spanish21Rules
 from controller.table.baccarat.machine import SECTIONS
 from controller.table.spanish21 import CARDS_PER_DECK
+from firmware_sim.shuffle_models import DEFAULT, ShuffleModel, parse_model
 
 MIN_CUT_AT = 14  # 545.5(d), 543.5(e): at least 14 cards above the bottom
 
@@ -27,6 +28,7 @@ _KEYS = {
     "rules",
     "shoe",
     "shuffler",
+    "shuffle_model",
     "decks",
     "seed",
     "cut_at",
@@ -49,6 +51,7 @@ def load_scenario(path: str) -> Scenario:
     shoe = _shoe(data["shoe"], rules.decks, spanish) if "shoe" in data else None
     _check_continuous(data, rules, shoe)
     shuffler = _shuffler(data, shoe)
+    model = _shuffle_model(data, shoe, rules)
     if "players" in data and not spanish:
         raise ScenarioError("players: names a Spanish 21 box's player (551.14); this is " + game)
     cut_at = _cut_at(data, game, rules, shoe)
@@ -59,13 +62,15 @@ def load_scenario(path: str) -> Scenario:
     if not isinstance(rules, Spanish21Rules):
         rounds = baccarat_rounds(data.get("rounds", []), rules)
         return Scenario(
-            game, rules, shoe, seed, cut_at, rounds, rates, unplugs, [], irregularities, shuffler
-        )
+            game, rules, shoe, seed, cut_at, rounds, rates, unplugs, [], irregularities, shuffler,
+            model,
+        )  # fmt: skip
     players = read_players(data.get("players", {}), "players")
     scripts = spanish_rounds(data.get("rounds", []), players, rules)
     scenario = Scenario(
-        game, rules, shoe, seed, cut_at, [], rates, unplugs, scripts, irregularities, shuffler
-    )
+        game, rules, shoe, seed, cut_at, [], rates, unplugs, scripts, irregularities, shuffler,
+        model,
+    )  # fmt: skip
     DryRun(scenario).run()
     return scenario
 
@@ -175,6 +180,25 @@ def _shuffler(data: dict[str, Any], shoe: list[str] | None) -> bool:
             "shuffler: a seeded shoe is always the shuffler's; the key is for a stacked shoe"
         )
     return shuffler
+
+
+def _shuffle_model(data: dict[str, Any], shoe: list[str] | None, rules: Rules) -> ShuffleModel:
+    """How the simulated shuffler shuffles a seeded shoe (docs/shuffle-monitor.md)."""
+    if "shuffle_model" not in data:
+        return DEFAULT
+    text = data["shuffle_model"]
+    if shoe is not None:
+        raise ScenarioError("shuffle_model: shuffles a seeded shoe; a stacked shoe has its order")
+    if isinstance(rules, Spanish21Rules) and rules.continuous_shuffler:
+        raise ScenarioError(
+            "shuffle_model: not with rules.continuous_shuffler, whose batches are seeded (551.15)"
+        )
+    if not isinstance(text, str):
+        raise ScenarioError(f"shuffle_model: expected a string, got {shown(text)}")
+    try:
+        return parse_model(text)
+    except ValueError as exc:
+        raise ScenarioError(f"shuffle_model: {exc}") from None
 
 
 def _cut_at(data: dict[str, Any], game: str, rules: Rules, shoe: list[str] | None) -> int:

@@ -12,6 +12,7 @@ from controller.bench.output import json_value
 from controller.rules.baccarat import BaccaratRules
 from controller.rules.spanish21 import Spanish21Rules
 from firmware_sim import decks as sim_decks
+from firmware_sim import shuffle_models
 
 SPANISH21 = "spanish21"
 RATE_FAULTS = ("corrupt", "drop", "duplicate")
@@ -111,6 +112,15 @@ class Scenario:
     spanish_rounds: list[SpanishRound] = field(default_factory=list)
     irregularities: list[Irregularity] = field(default_factory=list)
     shuffler: bool = False  # a stacked shoe that the simulated shuffler shuffles
+    # How the simulated shuffler shuffles; any but random makes each shoe after the first
+    # the shuffler's order of the shoe before (docs/shuffle-monitor.md).
+    shuffle_model: shuffle_models.ShuffleModel = shuffle_models.DEFAULT
+
+    @property
+    def chained(self) -> bool:
+        """Each shoe the simulated shuffler's model applied to the shoe before."""
+        model = self.shuffle_model != shuffle_models.DEFAULT
+        return model and self.shoe is None and not self.continuous
 
     @property
     def continuous(self) -> bool:
@@ -162,6 +172,8 @@ class Scenario:
             return self.shoe
         if self.continuous:
             return continuous_batch(self, 0)
+        if self.chained:
+            return model_first_shoe(self)
         return sim_decks.build_shoe(
             self.rules.decks,
             spanish=self.game == SPANISH21,
@@ -175,6 +187,22 @@ def continuous_batch(scenario: Scenario, shoe: int) -> list[str]:
     ``shoe``-th shuffle (from 0): every deck, shuffled from the seed, no cutting card."""
     rng = random.Random(f"{scenario.seed}:continuous:{shoe}")
     return sim_decks.build_shoe(scenario.rules.decks, spanish=True, rng=rng)
+
+
+def model_first_shoe(scenario: Scenario) -> list[str]:
+    """The first shoe of a chained scenario: fresh decks in pack order
+    (``firmware_sim.decks.deck``) shuffled by the scenario's model from its seed, the
+    cutting card ``cut_at`` cards from the end."""
+    spanish = scenario.game == SPANISH21
+    pack = sim_decks.deck(spanish) * scenario.rules.decks
+    rng = random.Random(f"{scenario.seed}:model:first")
+    return with_cut(shuffle_models.apply(scenario.shuffle_model, pack, rng), scenario.cut_at)
+
+
+def with_cut(cards: list[str], cut_at: int) -> list[str]:
+    """``cards`` with the cutting card ``cut_at`` cards from the end (at most all)."""
+    at = max(0, len(cards) - cut_at)
+    return [*cards[:at], sim_decks.CUT, *cards[at:]]
 
 
 def next_shoe(scenario: Scenario, shoe: int) -> list[str]:

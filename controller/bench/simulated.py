@@ -27,6 +27,7 @@ from drivers.identity import PRODUCT_ID, VENDOR_ID, default_firmware_hash
 from drivers.keys import load_key
 from drivers.usb import UsbAddress
 from firmware_sim.harness import SimError, SimProcess
+from firmware_sim.shuffle_models import DEFAULT, ShuffleModel, parse_model
 
 # The dealers, the tables and pyusb are imported when the daemon asks for them, once
 # the simulators are spawned: their imports run beside the simulators' start.
@@ -53,9 +54,16 @@ class SimulatedTable:
     errors: Final = (SimError, BenchError)
 
     def __init__(
-        self, game: Game, seed: int | None, workdir: str | None, *, manual: bool = False
+        self,
+        game: Game,
+        seed: int | None,
+        workdir: str | None,
+        *,
+        manual: bool = False,
+        shuffle_model: str = "random",
     ) -> None:
         self._game = game
+        self._shuffle_model = parse_model(shuffle_model)
         self._manual = manual
         self._seed = seed
         self._given = workdir
@@ -90,7 +98,7 @@ class SimulatedTable:
         workdir, config = self._workdir, self._config
         assert workdir is not None and config is not None  # configured first
         self._seed = self._seed if self._seed is not None else secrets.randbits(32)
-        self._scenario = autoplay_scenario(config.rules, self._seed)
+        self._scenario = autoplay_scenario(config.rules, self._seed, self._shuffle_model)
         key_file = workdir / "shoe.key"
         # A work directory used before keeps its keys: the simulators refuse another.
         key = load_key(str(key_file)) if key_file.exists() else secrets.token_bytes(32)
@@ -112,7 +120,12 @@ class SimulatedTable:
     def ready(self) -> None:
         for sim in self._sims.values():
             sim.wait_ready()
-        log.info("simulators_started", seed=self._seed, devices=sorted(self._sims))
+        log.info(
+            "simulators_started",
+            seed=self._seed,
+            devices=sorted(self._sims),
+            shuffle_model=str(self._shuffle_model),
+        )
 
     def usb_backend(self) -> SimUsbBackend | None:
         # The simulated reader is reached through pyusb, on the simulator's backend.
@@ -136,7 +149,7 @@ class SimulatedTable:
         return dealer_console(self._scenario, table, journal, self._sims, drivers)
 
 
-def autoplay_scenario(rules: Rules, seed: int) -> Scenario:
+def autoplay_scenario(rules: Rules, seed: int, model: ShuffleModel = DEFAULT) -> Scenario:
     """A scenario with no script: a seeded shoe, the shuffler, seeded random wagers and
     basic strategy throughout; the cover or cutting card where the bench puts it by
     default."""
@@ -144,8 +157,8 @@ def autoplay_scenario(rules: Rules, seed: int) -> Scenario:
         from controller.table.spanish21 import CARDS_PER_DECK
 
         cut_at = rules.decks * CARDS_PER_DECK // 4  # 551.5(e)
-        return Scenario(SPANISH21, rules, None, seed, cut_at, [])
-    return Scenario(rules.game, rules, None, seed, DEFAULT_CUT_AT, [])
+        return Scenario(SPANISH21, rules, None, seed, cut_at, [], shuffle_model=model)
+    return Scenario(rules.game, rules, None, seed, DEFAULT_CUT_AT, [], shuffle_model=model)
 
 
 def simulation_config(workdir: Path, game: Game = "baccarat") -> Config:

@@ -27,6 +27,7 @@ class Options:
     plain: bool = False  # one plain line per journal entry on stdout, terminal or not
     manual: bool = False  # the simulated table played by hand, through the API (docs/manual.md)
     web: str | None = None  # HOST:PORT of the simulated table's web consoles (None: none)
+    shuffle_model: str = "random"  # the simulated shuffler's (firmware_sim/shuffle_models.py)
 
 
 def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int]) -> None:
@@ -56,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int
         default=DEFAULT_PACE_MS,
         help=f"the simulated dealer's time per action (default {DEFAULT_PACE_MS}; 0: at once)",
     )
-    parser.add_argument("--seed", type=int, help="the simulated shoe's seed (default: random)")
+    _shoe_arguments(parser)
     parser.add_argument(
         "--plain",
         action="store_true",
@@ -78,6 +79,19 @@ def add_arguments(parser: argparse.ArgumentParser, positive: Callable[[str], int
     )
 
 
+def _shoe_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, help="the simulated shoe's seed (default: random)")
+    parser.add_argument(
+        "--shuffle-model",
+        metavar="MODEL",
+        default="random",
+        type=_shuffle_model,
+        help="how the simulated shuffler shuffles, each shoe after the first its order "
+        "of the shoe before: random (default), riffle:K, strip:K or clumpy:P "
+        "(docs/shuffle-monitor.md)",
+    )
+
+
 class UsageError(ValueError):
     """Options that do not go together; the message is one line."""
 
@@ -95,6 +109,7 @@ def options(args: argparse.Namespace) -> Options:
             ("--rounds", args.rounds is not None),
             ("--manual", args.manual),
             ("--web", args.web is not None),
+            ("--shuffle-model", args.shuffle_model != "random"),
         )
         if given
     ]
@@ -116,7 +131,22 @@ def options(args: argparse.Namespace) -> Options:
         args.plain,
         args.manual,
         args.web,
+        args.shuffle_model,
     )
+
+
+def _shuffle_model(text: str) -> str:
+    """The model's canonical text. The simulators are imported only to check a model
+    other than the default, which argparse converts on every run: a run with --config
+    loads no simulator (tests/daemon/test_cli.py)."""
+    if text == "random":
+        return text
+    from firmware_sim.shuffle_models import parse_model
+
+    try:
+        return str(parse_model(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _check_listen(listen: str) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 
 import structlog
 
 from drivers import messages as m
+from firmware_sim import decks, shuffle_models
 from firmware_sim.control import CommandError, Fields, Reply, bool_field, int_field
 from firmware_sim.devices.base import U16_MAX, Command, Firmware, no_fields
 from firmware_sim.endpoint import Identity
@@ -26,10 +28,14 @@ class ShufflerFirmware(Firmware):
         *,
         card_count: int,
         shuffle_time: float = 0.0,
+        model: shuffle_models.ShuffleModel = shuffle_models.DEFAULT,
+        rng: random.Random | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__(identity, key, write, clock=clock)
         self.card_count = card_count
+        self.model = model
+        self._rng = rng if rng is not None else random.SystemRandom()
         self.shuffle_time = shuffle_time
         self.attached = True
         self.door_open = False
@@ -43,6 +49,9 @@ class ShufflerFirmware(Firmware):
                 # The cards put in for the next shuffle only, when they are not the full
                 # decks: a partial batch such as a discard rack (551.16(g)).
                 "load": Command(self._cmd_load, frozenset({"count"})),
+                # The order the shuffler's model makes of the cards put in (a discard
+                # rack's, first card in first), the next shoe's: docs/shuffle-monitor.md.
+                "order": Command(self._cmd_order, frozenset({"cards"})),
                 "jam": no_fields(lambda: self._set_ending(m.MsgType.JAM)),
                 "incomplete": no_fields(lambda: self._set_ending(m.MsgType.CYCLE_INCOMPLETE)),
                 # The next shuffle stops part way (STOPPED instead of completing), however
@@ -89,6 +98,7 @@ class ShufflerFirmware(Firmware):
             "attached": self.attached,
             "door_open": self.door_open,
             "card_count": self.card_count,
+            "shuffle_model": str(self.model),
         }
 
     def status_body(self) -> tuple[int, int, int]:
@@ -128,6 +138,18 @@ class ShufflerFirmware(Firmware):
             raise CommandError("a shuffle is running: load the cards before it starts")
         self._batch = int_field(fields, "count", 1, U16_MAX)
         return {"count": self._batch}
+
+    def _cmd_order(self, fields: Fields) -> Reply:
+        raw = fields.get("cards")
+        if not isinstance(raw, list) or not all(isinstance(t, str) for t in raw):
+            raise CommandError('"cards" must be a list of card tokens')
+        try:
+            cards = decks.normalize(raw)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        if decks.CUT in cards:
+            raise CommandError("the cutting card does not go through the shuffler")
+        return {"cards": shuffle_models.apply(self.model, cards, self._rng)}
 
     def _cmd_wrong_count(self, fields: Fields) -> Reply:
         self._count_delta = int_field(fields, "delta", -self.card_count, U16_MAX - self.card_count)
