@@ -79,7 +79,8 @@ class _Shoe:
         self.order = ShoeOrder(number, [], [], False, "", cards=_int(entry.get("cards")))
         self.order.continuous = entry.get("section") == CONTINUOUS
         self.sealed: dict[str, int] = {}  # seal -> position in dealt
-        self.notes: list[str] = []
+        self.notes: list[str] = []  # what keeps the shoe from being complete
+        self.info: list[str] = []  # what is worth knowing but leaves it complete
         self.discards: Counter[str] = Counter()  # burned or discarded, by rows so far
         self.in_rack = self.order.dealt  # where drawn cards go: the shoe, or the rack's
 
@@ -112,7 +113,7 @@ class _Shoe:
         else:
             cards = _collected_551_8_i(entry)
         if entry.get("void"):
-            self.notes.append(f"round {entry.get('round')} void: its cards collected")
+            self.info.append(f"round {entry.get('round')} void: its cards collected")
         self.to_rack(cards, round_start=True)
 
     def rack_shuffled(self, entry: Mapping[str, Any]) -> None:
@@ -159,7 +160,7 @@ class _Shoe:
         if unknown:
             self.notes.append(f"{unknown} card(s) sealed and never opened: {UNKNOWN}")
         order.complete = ended and not self.notes
-        order.notes = "; ".join(self.notes)
+        order.notes = "; ".join([*self.notes, *self.info])
         return order
 
 

@@ -1,0 +1,267 @@
+"""The observed orders (controller/shuffle/orders.py) of real journals, written by the
+real simulated daemon, one run per game; and hand-made entries for what a short
+simulated run does not reach (a void round, a 551.16(g) reshuffle, an interrupted shoe,
+a continuous shuffler, 551.15) and for bad input."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from controller.rules.cards import CUT
+from controller.shuffle.orders import (
+    UNKNOWN,
+    ShoeOrder,
+    composition,
+    pairings,
+    shoe_order,
+    shoe_orders,
+    unseen,
+)
+from tests.support.journals import simulated_rows
+
+# Rounds enough for one whole shoe and the start of the next (8 decks: about 83 rounds).
+RUNS = {"baccarat": 90, "midibaccarat": 90, "spanish21": 45}
+
+Rows = list[tuple[int, Any]]
+
+
+@pytest.fixture(scope="module", params=sorted(RUNS))
+def journal(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Rows:
+    game = request.param
+    return simulated_rows(tmp_path_factory.mktemp(game), game, RUNS[game], seed=7)
+
+
+def _by_shoe(rows: Rows) -> dict[int, list[dict[str, Any]]]:
+    """The rows from each "shuffled" entry to its "shoe_end" (or the journal's end)."""
+    shoes: dict[int, list[dict[str, Any]]] = {}
+    current: list[dict[str, Any]] | None = None
+    for _seq, entry in rows:
+        if entry.get("type") == "shuffled":
+            current = shoes.setdefault(entry["shoe"], [])
+        if current is not None:
+            current.append(entry)
+        if entry.get("type") == "shoe_end":
+            current = None
+    return shoes
+
+
+def _drawn(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in entries if e.get("event") in ("card_drawn", "cut_card_seen")]
+
+
+def test_every_card_out_of_the_shoe_is_dealt_once_per_copy(journal: Rows) -> None:
+    orders = shoe_orders(journal)
+    shoes = _by_shoe(journal)
+    assert [o.shoe for o in orders] == sorted(shoes) and len(orders) >= 2
+    for order in orders:
+        shuffled = shoes[order.shoe][0]
+        drawn = _drawn(shoes[order.shoe])
+        assert len(order.dealt) == len(drawn)  # one position a read, the cover card's too
+        assert [i for i, c in enumerate(order.dealt) if c == CUT] == [
+            i for i, e in enumerate(drawn) if e["event"] == "cut_card_seen"
+        ]
+        assert UNKNOWN not in order.dealt
+        full = composition(order)
+        assert sum(full.values()) == shuffled["cards"] == order.cards
+        assert max(full.values()) == shuffled["cards"] // (48 if order.game == "spanish21" else 52)
+        cards = Counter(c for c in order.dealt if c != CUT)
+        assert cards + Counter(unseen(order)) == full  # nothing missing, nothing twice
+    first = orders[0]
+    assert first.complete and first.notes == "" and first.dealt.count(CUT) >= 1
+    assert not orders[-1].complete and orders[-1].rack is None  # the run stops mid-shoe
+
+
+def _collected(entries: list[dict[str, Any]]) -> Counter[str]:
+    """Every card the journal says went to the rack: the rounds' and the shoe's end's."""
+    cards: Counter[str] = Counter()
+    for e in entries:
+        if e.get("type") == "round_end":
+            cards.update(e.get("player", ()))
+            cards.update(e.get("banker", ()))
+            cards.update(e.get("dealer", ()))
+            for box in (e.get("boxes") or {}).values():
+                for hand in box["hands"]:
+                    cards.update(hand["cards"])
+        if e.get("type") == "shoe_end":
+            cards.update(e["burned"])
+            cards.update(e["discarded"])
+    return cards
+
+
+def test_the_rack_holds_exactly_the_cards_collected(journal: Rows) -> None:
+    shoes = _by_shoe(journal)
+    ended = [o for o in shoe_orders(journal) if o.end is not None]
+    assert ended
+    for order in ended:
+        assert order.rack is not None
+        assert Counter(order.rack) == _collected(shoes[order.shoe])
+        ends = [e for e in shoes[order.shoe] if e.get("type") == "round_end"]
+        assert len(order.rack_rounds) == len(ends)
+        assert order.rack_rounds == sorted(order.rack_rounds)
+
+
+def test_a_spanish21_round_is_collected_from_the_far_right_dealer_last() -> None:
+    """551.8(i): box 7 first, counterclockwise to box 1, the dealer's cards last."""
+    rows = [
+        (1, {"type": "shuffled", "shoe": 1, "cards": 288, "how": "shuffler"}),
+        (2, _round_end(1, {"1": [["AS", "5D"], ["AH", "9C"]], "7": [["2C", "3C", "KS"]]})),
+        (3, {"type": "shoe_end", "shoe": 1, "burned": [], "discarded": [], "reason": "x"}),
+    ]
+    (order,) = shoe_orders(rows)
+    assert order.rack == ["2C", "3C", "KS", "AS", "5D", "AH", "9C", "QH", "7D"]
+    assert order.rack_rounds == [0] and order.rack_ordered_within_rounds
+
+
+def test_the_pairing_hands_each_rack_to_the_next_shoe(journal: Rows) -> None:
+    orders = shoe_orders(journal)
+    pairs = pairings(orders)
+    assert [p.shoe for p in pairs] == [o.shoe for o in orders[1:]]
+    for before, after, pair in zip(orders, orders[1:], pairs, strict=False):
+        assert before.complete
+        assert pair.input == before.rack
+        assert pair.unseen == unseen(before)
+        assert Counter(pair.input) + Counter(pair.unseen) == composition(before)
+        assert pair.output == [c for c in after.dealt if c != CUT]
+    baccarat = orders[0].game != "spanish21"
+    assert orders[0].rack_ordered_within_rounds is not baccarat
+
+
+def test_the_hole_card_is_placed_where_it_was_dealt(journal: Rows) -> None:
+    shoes = _by_shoe(journal)
+    checked = 0
+    for order in shoe_orders(journal):
+        drawn = _drawn(shoes[order.shoe])
+        openings = {o["seal"]: o["card"] for e in shoes[order.shoe] for o in e.get("opened") or ()}
+        for at, e in enumerate(drawn):
+            if e.get("sealed"):
+                assert e["card"] is None and order.dealt[at] == openings[e["seal"]]
+                checked += 1
+    seals = any(e.get("sealed") for _s, e in journal)
+    assert checked > 0 if seals else checked == 0  # Spanish 21 seals; Baccarat has none
+
+
+# --------------------------------------------------------------------------- hand-made
+
+SEAL = "ab" * 32
+
+
+def _drawn_row(card: str | None, **more: object) -> dict[str, Any]:
+    return {"type": "device", "device": "shoe", "event": "card_drawn", "card": card, **more}
+
+
+def _round_end(n: int, boxes: dict[str, list[list[str]]], **more: object) -> dict[str, Any]:
+    return {
+        "type": "round_end",
+        "round": n,
+        "game": "spanish21",
+        "boxes": {b: {"hands": [{"cards": h} for h in hands]} for b, hands in boxes.items()},
+        "dealer": ["QH", "7D"],
+        **more,
+    }
+
+
+def _spanish_shoe(shoe: int, start: int, void: bool = False) -> list[tuple[int, Any]]:
+    """A shoe of one round: burn, box 1's two cards, the dealer's up card and sealed
+    hole card, the reveal (551.8(i) for a void round), the round's end, the shoe's end."""
+    entries: list[dict[str, Any]] = [
+        {"type": "shuffled", "shoe": shoe, "cards": 288, "how": "shuffler"},
+        _drawn_row("2D"),
+        {"type": "burn", "card": "2D", "section": "551.8(c)"},
+        _drawn_row("AS"),
+        _drawn_row("QH"),
+        _drawn_row("5D"),
+        _drawn_row(None, sealed=True, seal=SEAL),
+        {"type": "dealt", "to": "dealer", "card": None, "sealed": True, "seal": SEAL},
+        {"type": "reveal", "card": "7D", "opened": [{"seal": SEAL, "card": "7D", "nonce": "n"}]},
+        _round_end(1, {"1": [["AS", "5D"]]}, void=void),
+        {"type": "shoe_end", "shoe": shoe, "burned": ["2D"], "discarded": [], "reason": "x"},
+    ]
+    return list(enumerate(entries, start))
+
+
+def test_a_void_rounds_hole_card_is_collected_in_its_place() -> None:
+    (order,) = shoe_orders(_spanish_shoe(1, 1, void=True))
+    assert order.dealt == ["2D", "AS", "QH", "5D", "7D"]
+    assert order.rack == ["2D", "AS", "5D", "QH", "7D"]
+    assert order.complete and order.rack_rounds == [1]
+    assert "round 1 void" in order.notes
+
+
+def test_a_seal_never_opened_leaves_its_place_unknown() -> None:
+    rows = [r for r in _spanish_shoe(1, 1) if r[1].get("type") != "reveal"]
+    (order,) = shoe_orders(rows)
+    assert order.dealt[4] == UNKNOWN and not order.complete and "never opened" in order.notes
+
+
+def test_a_reshuffled_rack_is_dealt_apart_and_hands_no_input_on() -> None:
+    """551.16(g): the rack is shuffled into the shoe mid-shoe."""
+    rows = _spanish_shoe(1, 1)
+    rack = (50, {"type": "rack_shuffled", "shoe": 1, "cards": 2, "section": "551.16(g)"})
+    rows = [*rows[:5], rack, *rows[5:]]
+    rows = [(n, e) for n, (_old, e) in enumerate(rows, 1)]
+    orders = shoe_orders([*rows, *_spanish_shoe(2, 100)])
+    assert orders[0].dealt == ["2D", "AS", "QH"] and orders[0].from_rack == ["5D", "7D"]
+    assert not orders[0].complete and "551.16(g)" in orders[0].notes
+    (pair,) = pairings(orders)
+    assert pair.input is None and "551.16(g)" in pair.notes
+
+
+def test_an_interrupted_shoe_has_no_rack_and_its_successor_no_input() -> None:
+    rows = [r for r in _spanish_shoe(1, 1) if r[1]["type"] != "shoe_end"]
+    orders = shoe_orders([*rows, *_spanish_shoe(2, 100)])
+    assert orders[0].rack is None and not orders[0].complete
+    assert orders[1].complete
+    (pair,) = pairings(orders)
+    assert pair.input is None and pair.output == ["2D", "AS", "QH", "5D", "7D"]
+
+
+def test_a_continuous_shuffler_returns_each_rounds_cards() -> None:
+    rows = [*_spanish_shoe(1, 1), *_spanish_shoe(2, 100)]
+    for _seq, entry in rows:
+        if entry["type"] == "shuffled":
+            entry["section"] = "551.15"
+    orders = shoe_orders(rows)
+    assert all(o.continuous for o in orders)
+    (pair,) = pairings(orders)
+    assert pair.input == ["2D", "AS", "5D", "QH", "7D"]  # the returned cards
+    assert len(pair.unseen) == 288 - 5 and "551.15" in pair.notes
+
+
+def test_new_decks_or_another_count_hand_no_input_on() -> None:
+    rows = [*_spanish_shoe(1, 1), *_spanish_shoe(2, 100)]
+    rows[10][1]["reason"] = "decks_removed"
+    assert "551.16(b)" in pairings(shoe_orders(rows))[0].notes
+    rows[10][1]["reason"] = "x"
+    rows[11][1]["cards"] = 240
+    assert pairings(shoe_orders(rows))[0].input is None
+
+
+def _one_error(rows: list[tuple[int, Any]]) -> str:
+    with pytest.raises(ValueError) as caught:
+        shoe_orders(rows)
+    return str(caught.value)
+
+
+def test_bad_input_is_one_clear_error() -> None:
+    rows = _spanish_shoe(1, 1)
+    assert (
+        _one_error([rows[1], rows[0], *rows[2:]]) == "journal rows out of order: row 1 after row 2"
+    )
+    again = [*rows, *_spanish_shoe(1, 100)]
+    assert _one_error(again) == "row 100: shoe 1 after shoe 1"
+    orders: list[ShoeOrder] = shoe_orders(rows)
+    assert shoe_order(orders, 1) is orders[0]
+    with pytest.raises(ValueError, match=r"^no shoe 9 in the journal \(shoes: 1-1\)$"):
+        shoe_order(orders, 9)
+    foreign = [*rows[:2], (3, _drawn_row("TD")), *rows[3:]]
+    with pytest.raises(ValueError, match="read cards its decks do not hold: \\['TD'\\]"):
+        unseen(shoe_orders([(n, e) for n, (_o, e) in enumerate(foreign, 1)])[0])
+    assert shoe_orders([]) == [] and pairings([]) == []
+
+
+def test_rows_before_the_first_shuffle_belong_to_no_shoe() -> None:
+    rows = [(1, _drawn_row("KC")), *_spanish_shoe(1, 2)]
+    assert shoe_orders(rows)[0].dealt == ["2D", "AS", "QH", "5D", "7D"]
