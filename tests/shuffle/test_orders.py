@@ -5,11 +5,14 @@ a continuous shuffler, 551.15) and for bad input."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from controller.journal import SqliteJournal
 from controller.rules.cards import CUT
 from controller.shuffle.orders import (
     UNKNOWN,
@@ -20,7 +23,7 @@ from controller.shuffle.orders import (
     shoe_orders,
     unseen,
 )
-from tests.support.journals import simulated_rows
+from tests.support.journals import simulated_rows, tablectl
 
 # Rounds enough for one whole shoe and the start of the next (8 decks: about 83 rounds).
 RUNS = {"baccarat": 90, "midibaccarat": 90, "spanish21": 45}
@@ -29,9 +32,18 @@ Rows = list[tuple[int, Any]]
 
 
 @pytest.fixture(scope="module", params=sorted(RUNS))
-def journal(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Rows:
+def simulated(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Rows]:
+    """A real simulated table's journal file and its rows."""
     game = request.param
-    return simulated_rows(tmp_path_factory.mktemp(game), game, RUNS[game], seed=7)
+    workdir = tmp_path_factory.mktemp(game)
+    return workdir / "journal.db", simulated_rows(workdir, game, RUNS[game], seed=7)
+
+
+@pytest.fixture(scope="module")
+def journal(simulated: tuple[Path, Rows]) -> Rows:
+    return simulated[1]
 
 
 def _by_shoe(rows: Rows) -> dict[int, list[dict[str, Any]]]:
@@ -265,3 +277,47 @@ def test_bad_input_is_one_clear_error() -> None:
 def test_rows_before_the_first_shuffle_belong_to_no_shoe() -> None:
     rows = [(1, _drawn_row("KC")), *_spanish_shoe(1, 2)]
     assert shoe_orders(rows)[0].dealt == ["2D", "AS", "QH", "5D", "7D"]
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def test_the_report_gives_each_shoes_orders_and_no_verdict(simulated: tuple[Path, Rows]) -> None:
+    path, rows = simulated
+    orders = shoe_orders(rows)
+    done = tablectl("shuffle-report", "--journal", str(path), "--json")
+    assert done.returncode == 0 and done.stderr == ""
+    shoes = json.loads(done.stdout)["shoes"]
+    assert [s["shoe"] for s in shoes] == [o.shoe for o in orders]
+    first = shoes[0]
+    assert first["dealt"] + first["unseen"] == first["cards"] == orders[0].cards
+    assert first["rack"] == len(orders[0].rack or ()) and first["complete"] is True
+    assert first["input_known"] is None and shoes[1]["input_known"] is True
+    assert "verdict" not in done.stdout  # the statistics are another module's, not faked
+    plain = tablectl("shuffle-report", "--journal", str(path))
+    assert plain.returncode == 0
+    assert plain.stdout.startswith(f"shoe 1: dealt {first['dealt']} of {first['cards']}, ")
+    assert plain.stdout.endswith("no verdict: the statistics are not computed\n")
+
+
+def test_the_report_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_text("not a journal")
+    for args, says in (
+        (["--journal", str(tmp_path / "none.db")], "no such journal"),
+        (["--journal", str(junk)], "the journal is damaged"),
+        ([], "the following arguments are required: --journal"),
+        (["--journal", str(_two_first_shoes(tmp_path))], "shoe 1 after shoe 1"),
+    ):
+        done = tablectl("shuffle-report", *args)
+        assert done.returncode == 2 and done.stdout == ""
+        assert len(done.stderr.splitlines()) == 1 and says in done.stderr, done.stderr
+
+
+def _two_first_shoes(tmp_path: Path) -> Path:
+    """A real journal whose shoe 1 is shuffled twice: the orders cannot be read."""
+    path = tmp_path / "journal.db"
+    with SqliteJournal(path) as writer:
+        for _ in range(2):
+            writer.record({"type": "shuffled", "shoe": 1, "cards": 288, "how": "shuffler"})
+    return path
