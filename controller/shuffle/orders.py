@@ -78,7 +78,7 @@ class _Shoe:
     def __init__(self, number: int, entry: Mapping[str, Any]) -> None:
         self.order = ShoeOrder(number, [], [], False, "", cards=_int(entry.get("cards")))
         self.order.continuous = entry.get("section") == CONTINUOUS
-        self.sealed: dict[str, int] = {}  # seal -> position in dealt
+        self.sealed: dict[str, tuple[list[str], int]] = {}  # seal -> (dealt or from_rack, at)
         self.notes: list[str] = []  # what keeps the shoe from being complete
         self.info: list[str] = []  # what is worth knowing but leaves it complete
         self.discards: Counter[str] = Counter()  # burned or discarded, by rows so far
@@ -87,15 +87,16 @@ class _Shoe:
     def drawn(self, entry: Mapping[str, Any]) -> None:
         card = entry.get("card")
         if card is None and entry.get("sealed") and entry.get("seal"):
-            self.sealed[str(entry["seal"])] = len(self.in_rack)
+            self.sealed[str(entry["seal"])] = (self.in_rack, len(self.in_rack))
             card = UNKNOWN
         self.in_rack.append(str(card) if card is not None else UNKNOWN)
 
     def opened(self, entry: Mapping[str, Any]) -> None:
         for opening in entry.get("opened") or ():
-            at = self.sealed.pop(str(opening.get("seal")), None)
-            if at is not None and opening.get("card"):
-                self.in_rack[at] = str(opening["card"])
+            place = self.sealed.pop(str(opening.get("seal")), None)
+            if place is not None and opening.get("card"):
+                cards, at = place
+                cards[at] = str(opening["card"])
 
     def to_rack(self, cards: Iterable[object], round_start: bool = False) -> None:
         rack = self.order.rack

@@ -23,6 +23,7 @@ from controller.shuffle.orders import (
     shoe_orders,
     unseen,
 )
+from tests.support.bench import play
 from tests.support.journals import simulated_rows, tablectl
 
 # Rounds enough for one whole shoe and the start of the next (8 decks: about 83 rounds).
@@ -153,6 +154,51 @@ def test_the_hole_card_is_placed_where_it_was_dealt(journal: Rows) -> None:
                 checked += 1
     seals = any(e.get("sealed") for _s, e in journal)
     assert checked > 0 if seals else checked == 0  # Spanish 21 seals; Baccarat has none
+
+
+# --------------------------------------------------------------------------- bench runs
+# `tablectl bench` plays a scenario on the real table and simulated devices: a stacked
+# shoe (its order known) and a continuous shuffler, which `run --simulate` cannot.
+
+STACKED = ["2S", "9C", "7H", "8D", "9S", "4C", "5H", "6D", "3C", "8S"]
+
+
+def _bench(tmp_path: Path, scenario: dict[str, Any]) -> list[tuple[int, Any]]:
+    events = play(tmp_path, scenario, never={"refused", "halt", "internal_error"})
+    return list(enumerate(events, 1))
+
+
+def test_a_stacked_shoe_run_out_in_play_is_dealt_then_completed_from_the_rack(
+    tmp_path: Path,
+) -> None:
+    """551.16(g): ten cards; round 2 runs out, the rack is reshuffled and dealt on."""
+    rounds = [{"wagers": {"1": 10}, "decisions": {"1": d}} for d in (["stand"], ["hit", "stand"])]
+    rows = _bench(tmp_path, {"game": "spanish21", "shoe": STACKED, "rounds": rounds})
+    (order,) = shoe_orders(rows)
+    assert order.dealt == STACKED  # the hole cards (9S, 8S) back where they were dealt
+    ends = [e for _s, e in rows if e["type"] == "round_end"]
+    second = ends[1]["boxes"]["1"]["hands"][0]["cards"] + ends[1]["dealer"]
+    assert [c for c in second if c not in STACKED[6:]] == order.from_rack[1:]
+    assert order.rack == [order.from_rack[0], *second]  # the rack's burn, then round 2
+    assert not order.complete and "551.16(g)" in order.notes and order.end == "shoe_empty"
+
+
+def test_a_continuous_shuffler_hands_each_rounds_cards_back(tmp_path: Path) -> None:
+    """551.15: every round is a batch; its cards go back to the device."""
+    wagers = [{"wagers": w} for w in ({"1": 10}, {"2": 10, "3": 5}, {"1": 25})]
+    scenario = {"game": "spanish21", "decks": 6, "seed": 3, "rounds": wagers}
+    rows = _bench(tmp_path, {**scenario, "rules": {"continuous_shuffler": True}})
+    orders = shoe_orders(rows)
+    assert [(o.shoe, o.continuous, o.complete, o.end) for o in orders] == [
+        (n, True, True, "continuous_shuffler") for n in (1, 2, 3)
+    ]
+    for order in orders:
+        assert CUT not in order.dealt and UNKNOWN not in order.dealt
+        assert Counter(order.rack) == Counter(order.dealt)  # no burn: the round's cards
+    for before, pair in zip(orders, pairings(orders), strict=False):
+        assert pair.input == before.rack and len(pair.unseen) == 288 - len(before.dealt)
+        assert "551.15" in pair.notes
+    assert [p.shoe for p in pairings(orders)] == [2, 3]
 
 
 # --------------------------------------------------------------------------- hand-made
