@@ -201,6 +201,31 @@ def test_a_continuous_shuffler_hands_each_rounds_cards_back(tmp_path: Path) -> N
     assert [p.shoe for p in pairings(orders)] == [2, 3]
 
 
+def test_a_void_round_is_collected_with_its_hole_card_and_the_face_up_cards(
+    tmp_path: Path,
+) -> None:
+    """551.16(a): a card face up to the rack; the second voids round 2 after its hole
+    card was dealt, which is collected as its 551.8(i) reveal opens it."""
+    faults = [{"kind": "face_up", "at_card": n} for n in (4, 13)]
+    wagers = [{"wagers": {"1": 10}}] * 4
+    scenario = {"game": "spanish21", "decks": 6, "seed": 5, "rounds": wagers, "faults": faults}
+    rows = _bench(tmp_path, scenario)
+    (order,) = shoe_orders(rows)
+    entries = [e for _s, e in rows]
+    (reveal,) = [e for e in entries if e.get("section") == "551.8(i)"]
+    drawn = _drawn(entries)
+    (hole_at,) = [i for i, e in enumerate(drawn) if e.get("seal") == reveal["opened"][0]["seal"]]
+    assert order.dealt[hole_at] == reveal["card"]
+    void = [e for e in entries if e["type"] == "round_end" and e["void"]]
+    assert [e["round"] for e in void] == [2] and order.rack is not None
+    block = order.rack[order.rack_rounds[1] :]
+    assert block == [*void[0]["boxes"]["1"]["hands"][0]["cards"], *void[0]["dealer"]]
+    assert block[-1] == reveal["card"]  # the dealer's cards last, the hole card in them
+    face_up = [e["card"] for e in entries if e.get("section") == "551.16(a)" and "card" in e]
+    assert [order.rack[1], order.rack[order.rack_rounds[1] - 1]] == face_up  # as they came
+    assert order.complete and "round 2 void" in order.notes and order.end == "face_up"
+
+
 # --------------------------------------------------------------------------- hand-made
 
 SEAL = "ab" * 32
