@@ -152,10 +152,10 @@ class _Shoe:
             )
         return self.finish(ended=True)
 
-    def finish(self, ended: bool) -> ShoeOrder:
+    def finish(self, ended: bool, why: str = "the journal ends before the shoe does") -> ShoeOrder:
         order = self.order
         if not ended:
-            self.notes.append("the journal ends before the shoe does: no rack handed on")
+            self.notes.append(f"{why}: no rack handed on")
             order.rack = None
         unknown = order.dealt.count(UNKNOWN) + (order.rack or []).count(UNKNOWN)
         if unknown:
@@ -209,7 +209,7 @@ def shoe_orders(rows: Rows) -> list[ShoeOrder]:
         last_seq = seq
         if entry.get("type") == "shuffled":
             if shoe is not None:
-                orders.append(shoe.finish(ended=False))
+                orders.append(shoe.finish(False, f"shuffled again at row {seq} before its end"))
             shoe = _Shoe(_next_shoe(seq, entry, last_shoe), entry)
             last_shoe = shoe.order.shoe
         elif shoe is not None:

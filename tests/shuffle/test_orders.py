@@ -296,9 +296,12 @@ def test_an_interrupted_shoe_has_no_rack_and_its_successor_no_input() -> None:
     rows = [r for r in _spanish_shoe(1, 1) if r[1]["type"] != "shoe_end"]
     orders = shoe_orders([*rows, *_spanish_shoe(2, 100)])
     assert orders[0].rack is None and not orders[0].complete
+    assert orders[0].notes == "shuffled again at row 100 before its end: no rack handed on"
     assert orders[1].complete
     (pair,) = pairings(orders)
     assert pair.input is None and pair.output == ["2D", "AS", "QH", "5D", "7D"]
+    (last,) = shoe_orders(rows)
+    assert last.notes == "the journal ends before the shoe does: no rack handed on"
 
 
 def test_a_continuous_shuffler_returns_each_rounds_cards() -> None:
