@@ -226,6 +226,30 @@ def test_a_void_round_is_collected_with_its_hole_card_and_the_face_up_cards(
     assert order.complete and "round 2 void" in order.notes and order.end == "face_up"
 
 
+def test_baccarats_face_up_card_and_its_discards_go_to_the_rack_as_they_come(
+    tmp_path: Path,
+) -> None:
+    """545.15(d): the card found face up, then as many more as its value, discarded."""
+    wagers = [{"wagers": {"1": {"banker": 10}}}] * 3
+    faults = [{"kind": "face_up", "at_card": 12}]
+    scenario = {"game": "baccarat", "decks": 8, "seed": 5, "rounds": wagers, "faults": faults}
+    rows = _bench(tmp_path, scenario)
+    (order,) = shoe_orders(rows)
+    entries = [e for _s, e in rows]
+    gone = [
+        e["card"]
+        for e in entries
+        if e["type"] in ("irregularity", "discard") and e["section"] == "545.15(d)"
+    ]
+    assert len(gone) >= 2 and order.rack is not None and order.complete
+    (end,) = [e for e in entries if e["type"] == "shoe_end"]
+    assert gone == end["discarded"] and order.rack[: len(end["burned"])] == end["burned"]
+    at = [i for i in range(len(order.rack) - len(gone) + 1) if order.rack[i:][: len(gone)] == gone]
+    # together, before the block of the round they were found in
+    assert len(at) == 1 and at[0] + len(gone) in order.rack_rounds
+    assert not order.rack_ordered_within_rounds and len(order.rack_rounds) == end["rounds"]
+
+
 # --------------------------------------------------------------------------- hand-made
 
 SEAL = "ab" * 32
