@@ -143,6 +143,18 @@ def _journal(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return journal_verify(args.file)
 
 
+def _shuffle_report_parser(sub: Subparsers) -> None:
+    from controller import shuffle_report
+
+    shuffle_report.add_parser(sub)
+
+
+def _shuffle_report(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from controller import shuffle_report
+
+    return shuffle_report.run(args)
+
+
 def _web_parser(sub: Subparsers) -> None:
     from controller.web import cli as web
 
@@ -204,6 +216,7 @@ _COMMANDS: dict[str, tuple[Adder, Runner]] = {
     "analyze": (_analyze_parser, _analyze),
     "bench": (_bench_parser, _bench),
     "journal": (_journal_parsers, _journal),
+    "shuffle-report": (_shuffle_report_parser, _shuffle_report),
     "web": (_web_parser, _web),
     "uplink": (_uplink_parser, _uplink),
     "floor": (_floor_parser, _floor),

@@ -1,1 +1,2 @@
-"""Shuffle-quality monitoring as pure functions: orders in, statistics and verdicts out."""
+"""The shuffle-quality monitor: pure functions over the cards a table journals, orders in,
+statistics and verdicts out (GLI-29 §2.1)."""
