@@ -70,9 +70,15 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(str(exc))
     if options.config is not None:
         return daemon.run(options, sys.stdout)
-    # Only a simulated table loads the bench and the simulators.
+    # Only a simulated table loads the bench and the simulators, whose module checks
+    # the shuffle model's text (the daemon's own arguments never import a simulator).
     from controller.bench.simulated import SimulatedTable
+    from firmware_sim.shuffle_models import parse_model
 
+    try:
+        parse_model(options.shuffle_model)
+    except ValueError as exc:
+        parser.error(f"argument --shuffle-model: {exc}")
     simulated = SimulatedTable(
         options.game,
         options.seed,

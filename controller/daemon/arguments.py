@@ -85,7 +85,6 @@ def _shoe_arguments(parser: argparse.ArgumentParser) -> None:
         "--shuffle-model",
         metavar="MODEL",
         default="random",
-        type=_shuffle_model,
         help="how the simulated shuffler shuffles, each shoe after the first its order "
         "of the shoe before: random (default), riffle:K, strip:K or clumpy:P "
         "(docs/shuffle-monitor.md)",
@@ -133,20 +132,6 @@ def options(args: argparse.Namespace) -> Options:
         args.web,
         args.shuffle_model,
     )
-
-
-def _shuffle_model(text: str) -> str:
-    """The model's canonical text. The simulators are imported only to check a model
-    other than the default, which argparse converts on every run: a run with --config
-    loads no simulator (tests/daemon/test_cli.py)."""
-    if text == "random":
-        return text
-    from firmware_sim.shuffle_models import parse_model
-
-    try:
-        return str(parse_model(text))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _check_listen(listen: str) -> None:
