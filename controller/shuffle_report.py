@@ -1,12 +1,13 @@
-"""``tablectl shuffle-report --journal FILE [--json]``: the orders each shoe of a
-journal gives the shuffle-quality monitor (controller/shuffle/orders.py): how many
-cards were read out of it and where the cover card came out, how many were never read,
-the rack handed to the next shoe's shuffler, and whether all of it is known.
+"""``tablectl shuffle-report --journal FILE [--json] [--confidence 0.99|0.95]``: every
+test of the shuffle-quality monitor on each shoe of a journal, and the verdict.
 
-A skeleton (issue 14 item 3): the statistics and the verdict come with the monitor's
-tests (controller/shuffle/stats.py); until then the report gives no verdict.
-Errors (no such file, not a journal, rows the orders cannot be read from) end in one
-line and exit 2.
+Each shoe's orders (controller/shuffle/orders.py) go through ``all_tests`` (stats.py)
+and one ``Monitor`` (sequential.py), in shoe order: the shoe's tests, their p-values and
+the window's, the threshold and the shoe's verdict; the journal's verdict is ``"alert"``
+when any shoe alerted. A shoe whose input order is not known (the journal's first shoe,
+or a pairing without one) is tested on its dealt order alone, and says so. Errors (no
+such file, not a journal, rows the orders cannot be read from, a confidence other than
+0.99 or 0.95) end in one line and exit 2.
 """
 
 from __future__ import annotations
@@ -14,32 +15,106 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from controller.export import read_rows
 from controller.journal import JournalError
 from controller.rules.cards import CUT
-from controller.shuffle.orders import Pairing, ShoeOrder, pairings, shoe_orders, unseen
+from controller.shuffle.orders import UNKNOWN, Pairing, ShoeOrder, pairings, shoe_orders, unseen
+from controller.shuffle.sequential import DEFAULT_WINDOW, Monitor, shoe_alpha
+from controller.shuffle.stats import all_tests
 
 EXIT_OK = 0
 EXIT_USAGE = 2
+CONFIDENCES = {"0.99": 0.99, "0.95": 0.95}  # GLI-29's 99 % (the default), COMAR's 95 %
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        "shuffle-report", help="the dealt and rack orders of each shoe in a journal"
+        "shuffle-report", help="the shuffle tests of each shoe in a journal, and the verdict"
     )
     parser.add_argument("--journal", required=True, metavar="FILE", help="an SQLite journal")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument(
+        "--confidence", default="0.99", metavar="C", help="0.99 (the default) or 0.95"
+    )
     return parser
 
 
-def report(rows: Sequence[tuple[int, Any]]) -> dict[str, Any]:
-    """Each shoe's orders as counts; ValueError when the rows cannot be read."""
+def report(
+    rows: Sequence[tuple[int, Any]], confidence: float = 0.99, window: int = DEFAULT_WINDOW
+) -> dict[str, Any]:
+    """Each shoe's orders, tests and verdict; ValueError when the rows cannot be read."""
     orders = shoe_orders(rows)
     inputs = {p.shoe: p for p in pairings(orders)}
-    return {"shoes": [_shoe(o, inputs.get(o.shoe)) for o in orders]}
+    monitor = Monitor(confidence, window)
+    shoes = []
+    for order in orders:
+        entry = _shoe(order, inputs.get(order.shoe))
+        entry.update(_tested(monitor, order, inputs.get(order.shoe)))
+        shoes.append(entry)
+    alerts = [s["shoe"] for s in shoes if s["verdict"] == "alert"]
+    return {
+        "confidence": confidence,
+        "window": window,
+        "alpha_per_shoe": shoe_alpha(confidence),
+        "shoes": shoes,
+        "alerts": alerts,
+        "verdict": "alert" if alerts else "ok",
+    }
+
+
+def known_input(pairing: Pairing) -> tuple[list[str] | None, int]:
+    """The pairing's input order as far as the dealt prefix holds its cards: copies of a
+    card beyond those dealt (the rest stayed under the cover card) are left out, the
+    earliest copies kept; and how many were left out. A function of the cards dealt, not
+    of their order, so the tests' null distribution is unchanged."""
+    if pairing.input is None:
+        return None, 0
+    kept = _earliest(pairing.input, Counter(pairing.output))
+    return kept, len(pairing.input) - len(kept)
+
+
+def _earliest(cards: Sequence[str], room: Counter[str]) -> list[str]:
+    kept = []
+    for card in cards:
+        if card != UNKNOWN and room[card] > 0:
+            room[card] -= 1
+            kept.append(card)
+    return kept
+
+
+def _tested(monitor: Monitor, order: ShoeOrder, pairing: Pairing | None) -> dict[str, Any]:
+    output = [c for c in order.dealt if c not in (CUT, UNKNOWN)]
+    given, dropped = known_input(pairing) if pairing is not None else (None, 0)
+    on = "the input and dealt orders" if given is not None else "the dealt order only"
+    try:
+        verdict = monitor.observe(all_tests(given, output))
+    except ValueError as exc:  # too few cards to measure: no verdict for this shoe
+        return {
+            "tested_on": None,
+            "tests": [],
+            "p_values": {},
+            "threshold": None,
+            "verdict": "untested",
+            "test_notes": str(exc),
+        }
+    notes = [] if given is not None else ["input order unknown: tested on the dealt order alone"]
+    if dropped:
+        notes.append(f"{dropped} input card(s) not in the dealt prefix left out")
+    return {
+        "tested_on": on,
+        "tests": [
+            {"name": t.name, "statistic": t.statistic, "p_value": t.p_value, "n": t.n}
+            for t in verdict.tests
+        ],
+        "p_values": verdict.p_values,
+        "threshold": verdict.threshold,
+        "verdict": verdict.status,
+        "test_notes": "; ".join(notes),
+    }
 
 
 def _shoe(order: ShoeOrder, pairing: Pairing | None) -> dict[str, Any]:
@@ -64,26 +139,51 @@ def _shoe(order: ShoeOrder, pairing: Pairing | None) -> dict[str, Any]:
 
 
 def text(found: dict[str, Any]) -> str:
-    lines = []
+    lines = [
+        f"confidence {found['confidence']}, window {found['window']} shoes, "
+        f"false-alarm budget {found['alpha_per_shoe']:g} per good shoe"
+    ]
     for s in found["shoes"]:
-        rack = "no rack (the shoe did not end)" if s["rack"] is None else f"rack {s['rack']}"
-        known = {None: "first shoe", True: "input order known", False: "input order unknown"}
-        lines.append(
-            f"shoe {s['shoe']}: dealt {s['dealt']} of {s['cards']}, cover card at "
-            f"{s['cover_card_at'] or 'none'}, unseen {s['unseen']}, {rack}, "
-            f"{'complete' if s['complete'] else 'incomplete'}, {known[s['input_known']]}"
-        )
-        for note in filter(None, (s["notes"], s["input_notes"])):
-            lines.append(f"  {note}")
-    lines.append(f"{len(found['shoes'])} shoe(s); no verdict: the statistics are not computed")
+        lines += _shoe_lines(s)
+    alerts = ", ".join(str(n) for n in found["alerts"]) or "none"
+    lines.append(f"{len(found['shoes'])} shoe(s); alerting shoe(s): {alerts}")
+    lines.append(f"verdict: {found['verdict']}")
     return "\n".join(lines) + "\n"
+
+
+def _shoe_lines(s: dict[str, Any]) -> list[str]:
+    rack = "no rack (the shoe did not end)" if s["rack"] is None else f"rack {s['rack']}"
+    known = {None: "first shoe", True: "input order known", False: "input order unknown"}
+    lines = [
+        f"shoe {s['shoe']}: dealt {s['dealt']} of {s['cards']}, cover card at "
+        f"{s['cover_card_at'] or 'none'}, unseen {s['unseen']}, {rack}, "
+        f"{'complete' if s['complete'] else 'incomplete'}, {known[s['input_known']]}"
+    ]
+    lines += [f"  {n}" for n in (s["notes"], s["input_notes"], s["test_notes"]) if n]
+    if s["threshold"] is not None:
+        lines.append(f"  {'test':<32} {'statistic':>12} {'p-value':>10}")
+        stats = {t["name"]: t["statistic"] for t in s["tests"]}
+        for name, p in s["p_values"].items():
+            stat = f"{stats[name]:.4g}" if name in stats else "(Fisher)"
+            lines.append(f"  {name:<32} {stat:>12} {p:>10.3g}")
+        lines.append(f"  threshold {s['threshold']:.3g}: {s['verdict'].upper()}")
+    else:
+        lines.append(f"  {s['verdict']}")
+    return lines
 
 
 def run(args: argparse.Namespace, out: Any = None) -> int:
     out = out or sys.stdout
+    confidence = CONFIDENCES.get(args.confidence)
+    if confidence is None:
+        print(
+            f"tablectl: error: --confidence: expected 0.99 or 0.95, got {args.confidence!r}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     try:
         rows = [(row.seq, row.entry) for row in read_rows(args.journal)]
-        found = report(rows)
+        found = report(rows, confidence)
     except JournalError as exc:  # it names the file
         print(f"tablectl: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
@@ -22,6 +23,7 @@ from controller.bench.scenario import (
 )
 from controller.journal.observed import ObservedJournal
 from controller.rules.cards import CUT
+from controller.shuffle.orders import shoe_orders
 from controller.table.events import Command, FloorClear, ManualShuffle, Need
 from drivers import messages as m
 from drivers.device import DeviceDriver, ShufflerDriver
@@ -94,6 +96,11 @@ class DealerConsole(ABC):
         # shoe is the shuffler's order of it (a table rebuilt from its journal starts
         # the chain again from the scenario's first shoe).
         self.shoe_order = [t for t in scenario.order if t != CUT] if scenario.chained else []
+        # And its journal entries, from which the shoe's discard rack is read as
+        # ``tablectl shuffle-report`` reads it (``rack_order``).
+        self.shoe_rows: list[Mapping[str, object]] = []
+        if scenario.chained:
+            journal.watchers.append(self.shoe_rows.append)
 
     @abstractmethod
     def act(self) -> bool:
@@ -231,12 +238,28 @@ class DealerConsole(ABC):
         return False
 
     def chained_shoe(self) -> list[str]:
-        """The simulated shuffler's order of the shoe just played's discards, put in the
-        rack in the order they were dealt, the cards under the cutting card last
-        (docs/shuffle-monitor.md); the cutting card where the scenario puts it."""
-        reply = self.sims["shuffler"].control("order", cards=self.shoe_order)
+        """The simulated shuffler's order of the shoe just played (``rack_order``), the
+        cutting card where the scenario puts it."""
+        reply = self.sims["shuffler"].control("order", cards=self.rack_order())
         self.shoe_order = list(reply["cards"])
         return with_cut(self.shoe_order, self.s.cut_at)
+
+    def rack_order(self) -> list[str]:
+        """The shuffler's input: the shoe just played's discard rack as the journal
+        gives it (``controller.shuffle.orders``, the input ``tablectl shuffle-report``
+        pairs with the next shoe), then the cards never dealt, in the order they lay in
+        the shoe; the order the cards left the shoe when the journal gives no rack that,
+        with them, holds the shoe's cards (docs/shuffle-monitor.md)."""
+        rows, self.shoe_rows[:] = list(enumerate(map(dict, self.shoe_rows), 1)), []
+        try:
+            played = shoe_orders(rows)[-1]
+        except (ValueError, IndexError):
+            return self.shoe_order
+        dealt = sum(1 for c in played.dealt if c != CUT)
+        rest = self.shoe_order[dealt:]
+        if played.rack is None or Counter(played.rack) + Counter(rest) != Counter(self.shoe_order):
+            return self.shoe_order
+        return [*played.rack, *rest]
 
     def new_cards(self, cards: list[str]) -> None:  # noqa: B027 - only Spanish 21 tracks its cards
         """``cards`` are the shoe now, in the order they leave it."""

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.export import read_rows
+from controller.shuffle.orders import shoe_orders
 from firmware_sim import decks
 from firmware_sim.harness import SimError, SimProcess
 from firmware_sim.shuffle_models import (
@@ -27,6 +29,7 @@ from firmware_sim.shuffle_models import (
 from tests.support.bench import bench, lines, refusal
 from tests.support.cli import tablectl
 from tests.support.devices import KEY
+from tests.support.shuffles import riffle_of
 
 SHOE = decks.deck() * 8  # 416 cards, several of each
 DISTINCT = [f"c{i}" for i in range(416)]
@@ -190,28 +193,6 @@ def shoes_seen(stdout: str) -> list[list[str]]:
     return shoes
 
 
-def riffle_of(before: list[str], after: list[str]) -> bool:
-    """Whether ``after`` (a prefix of a shoe) can be one riffle of ``before``: ``before``
-    cut somewhere, and ``after`` an interleaving of the two packets, each in its order.
-    The states are (cut, cards taken from the top packet); copies of a card make
-    several possible at once."""
-    n = len(before)
-    states = {(cut, 0) for cut in range(n + 1)}
-    for k, card in enumerate(after):
-        states = {
-            step
-            for cut, top in states
-            for step in (
-                (cut, top + 1) if top < cut and before[top] == card else None,
-                (cut, top) if cut + k - top < n and before[cut + k - top] == card else None,
-            )
-            if step is not None
-        }
-        if not states:
-            return False
-    return True
-
-
 def played(model: str, workdir: Path) -> list[list[str]]:
     """The shoes a seeded `tablectl run --simulate` of 170 rounds saw, in order."""
     run = tablectl(
@@ -232,11 +213,19 @@ def test_riffle_chain_through_the_simulated_table(tmp_path: Path) -> None:
     first = [card for card in loaded if card != decks.CUT]
     assert first[: len(shoes[0])] == shoes[0]
     assert first != decks.deck() * 8  # the model shuffled the fresh decks
-    # The second shoe is the simulated shuffler's one riffle of the first's discards:
-    # two packets of the first shoe's order interleaved, so at most 2 rising sequences
-    # on the cards themselves. (Counted on labels, copies of a card swap places and the
-    # count says less: some 110 against a uniform shuffle's 208 here.)
-    assert riffle_of(first, shoes[1])
+    # The second shoe is the simulated shuffler's one riffle of the first's discard
+    # rack, as the journal gives it (controller.shuffle.orders: what shuffle-report
+    # pairs with the second shoe), then the cards never dealt, in the order they lay:
+    # two packets of it interleaved, so at most 2 rising sequences on the cards
+    # themselves. (Counted on labels, copies of a card swap places and the count says
+    # less: some 110 against a uniform shuffle's 208 here.)
+    rows = [(row.seq, row.entry) for row in read_rows(tmp_path / "riffle" / "journal.db")]
+    rack = shoe_orders(rows)[0].rack
+    assert rack is not None
+    assert riffle_of([*rack, *first[len(shoes[0]) :]], shoes[1])
+    # Baccarat's rack (545.12(c): each round's Player then Banker cards) is not the
+    # dealing order, and the shuffler was given the rack: no riffle of the dealing order.
+    assert not riffle_of(first, shoes[1])
     # A uniform shuffle is no riffle of the shoe before: the check can fail.
     uniform = played("random", tmp_path / "random")
     assert not riffle_of(uniform[0], uniform[1])

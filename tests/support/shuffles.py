@@ -45,3 +45,25 @@ def clumpy(order: list[str], rng: random.Random, block: int = 8) -> list[str]:
     blocks = [order[i : i + block] for i in range(0, len(order), block)]
     rng.shuffle(blocks)
     return [card for b in blocks for card in b]
+
+
+def riffle_of(before: list[str], after: list[str]) -> bool:
+    """Whether ``after`` (a prefix of a shoe) can be one riffle of ``before``: ``before``
+    cut somewhere, and ``after`` an interleaving of the two packets, each in its order.
+    The states are (cut, cards taken from the top packet); copies of a card make
+    several possible at once."""
+    n = len(before)
+    states = {(cut, 0) for cut in range(n + 1)}
+    for k, card in enumerate(after):
+        states = {
+            step
+            for cut, top in states
+            for step in (
+                (cut, top + 1) if top < cut and before[top] == card else None,
+                (cut, top) if cut + k - top < n and before[cut + k - top] == card else None,
+            )
+            if step is not None
+        }
+        if not states:
+            return False
+    return True
