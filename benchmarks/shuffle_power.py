@@ -30,7 +30,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from controller.shuffle.sequential import Monitor
 from controller.shuffle.stats import all_tests
@@ -119,15 +119,30 @@ def power(names: tuple[str, ...], chains: int, limit: int, seed: int) -> Power:
 
 
 def null(count: int, seed: int) -> dict[str, object]:
-    """Alerting shoes at each confidence over ``count`` shoes of ``random``."""
+    """Over ``count`` shoes of ``random``, at each confidence: the shoes that alerted, the
+    alerts raised (an alerting shoe after an ok one: a window's alert repeats), and how
+    often each check (``name`` or ``name@window``) was at or under the threshold."""
     monitors = [Monitor(confidence=c) for c in CONFIDENCES]
-    alerts = [0] * len(monitors)
+    rows = [{"alerting_shoes": 0, "alerts_raised": 0, "checks": {}} for _ in CONFIDENCES]
+    before = [False] * len(monitors)
     chain = shoes(parse_model("random"), random.Random(f"{seed}:null"))
     for _, (given, dealt) in zip(range(count), chain, strict=False):
         results = all_tests(given, dealt)
         for i, monitor in enumerate(monitors):
-            alerts[i] += monitor.observe(results).status == "alert"
-    return {"shoes": count, "alerts": {str(c): a for c, a in zip(CONFIDENCES, alerts, strict=True)}}
+            verdict = monitor.observe(results)
+            alert = verdict.status == "alert"
+            if alert:
+                tally(rows[i], verdict.p_values, verdict.threshold, raised=not before[i])
+            before[i] = alert
+    return {"shoes": count, **{str(c): row for c, row in zip(CONFIDENCES, rows, strict=True)}}
+
+
+def tally(row: dict[str, Any], p_values: dict[str, float], threshold: float, raised: bool) -> None:
+    row["alerting_shoes"] += 1
+    row["alerts_raised"] += raised
+    for name, p in p_values.items():
+        if p <= threshold:
+            row["checks"][name] = row["checks"].get(name, 0) + 1
 
 
 def markdown(table: Power, result: dict[str, object], limit: int) -> str:
@@ -141,7 +156,8 @@ def markdown(table: Power, result: dict[str, object], limit: int) -> str:
             row = rows[conf]
             cells = " | ".join(f"{row['curve'][n - 1]:.2f}" for n in cols)
             lines.append(f"| {name} | {cells} | {row['median']} | {row['max']} | {row['missed']} |")
-    lines.append(f"\nnull: {result['shoes']} `random` shoes; alerting shoes {result['alerts']}")
+    lines.append(f"\nnull: {result['shoes']} `random` shoes")
+    lines += [f"  {c}: {result[str(c)]}" for c in CONFIDENCES]
     return "\n".join(lines)
 
 
