@@ -167,18 +167,20 @@ def plot(table: Power, limit: int, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(CONFIDENCES), figsize=(12, 5), sharey=True)
+    fig, axes = plt.subplots(1, len(CONFIDENCES), figsize=(13, 5), sharey=True)
     x = list(range(1, limit + 1))
+    colours = plt.get_cmap("tab20")  # 20 colours; an int picks the i-th
     for ax, conf in zip(axes, map(str, CONFIDENCES), strict=True):
-        for name, rows in table.items():
+        for i, (name, rows) in enumerate(table.items()):
             style = "-" if name.startswith("riffle") else "--"
-            ax.plot(x, rows[conf]["curve"], style, marker=".", label=name)
+            colour = colours(i % colours.N)
+            ax.plot(x, rows[conf]["curve"], style, color=colour, marker=".", label=name)
         ax.set_title(f"confidence {conf}")
         ax.set_xlabel("shoes observed")
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("detection probability")
-    axes[-1].legend(fontsize=7, ncol=2, loc="lower right")
+    axes[-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.suptitle("Shuffle monitor: detection probability, 416-card shoes")
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
