@@ -77,8 +77,8 @@ LINKED = {  # a NEEDED library of those modules: the bookworm package that has i
 JUSTIFIED = {
     "unusual-interpreter": "the entry point's #!/usr/lib/tablectl/bin/python is the "
     "package's own virtual environment (dh-virtualenv), a link to /usr/bin/python3.11 "
-    "that lintian does not know; and pyserial's modules (not executable) begin "
-    "#!/usr/bin/env python: its wheel's files are shipped as PyPI has them",
+    "that lintian does not know; and pyserial's modules and one of scipy's tests (not "
+    "executable) begin #!/usr/bin/env python: the wheels' files are shipped as PyPI has them",
     "extra-license-file": "the PyPI dependencies' license files in their .dist-info "
     "metadata, as their wheels carry them; debian/copyright has them all too",
     "package-contains-documentation-outside-usr-share-doc": "the same license files, "
