@@ -95,9 +95,6 @@ JUSTIFIED = {
     "compiled by their upstreams without _FORTIFY_SOURCE, for the same reason not rebuilt",
     "spelling-error-in-binary": "misspelt messages in numpy's and scipy's compiled "
     "modules and OpenBLAS (their wheels' binaries, as upstream built them)",
-    "static-library-has-unneeded-sections": "numpy's static libraries (libnpymath.a, "
-    "libnpyrandom.a: for building C extensions against numpy, never loaded at run "
-    "time) keep their objects' .comment sections, as its wheel ships them",
     "shared-library-lacks-prerequisites": "four of numpy's and scipy's small modules "
     "(test helpers, scipy's _fpumode) that need no library, as their wheels build them",
 }
