@@ -58,6 +58,11 @@ COMPILED = {
     "propcache": ["propcache/_helpers_c.cpython-311-x86_64-linux-gnu.so"],
     "yarl": ["yarl/_quoting_c.cpython-311-x86_64-linux-gnu.so"],
 }
+# The shuffle monitor's numpy and scipy (controller/shuffle/): their extension modules
+# and the shared libraries their wheels bundle in numpy.libs/ and scipy.libs/ (OpenBLAS,
+# libgfortran, libquadmath), far too many to list: exactly the ELF files each wheel's
+# RECORD names. Only these may carry an RPATH, and only one into their own .libs/.
+BUNDLING = ("numpy", "scipy")
 LINKED = {  # a NEEDED library of those modules: the bookworm package that has it
     "libc.so.6": "libc6",
     "libm.so.6": "libc6",
@@ -65,15 +70,15 @@ LINKED = {  # a NEEDED library of those modules: the bookworm package that has i
     "ld-linux-x86-64.so.2": "libc6",
     "libgcc_s.so.1": "libgcc-s1",
     "libstdc++.so.6": "libstdc++6",
+    "libz.so.1": "zlib1g",  # the bundled libgfortran's
 }
-
 # Every tag lintian 2.116 (bookworm) reports on the package, E, W and I, and why each
 # stays. An error tag never stays; a tag not listed, or listed and gone, fails the test.
 JUSTIFIED = {
     "unusual-interpreter": "the entry point's #!/usr/lib/tablectl/bin/python is the "
     "package's own virtual environment (dh-virtualenv), a link to /usr/bin/python3.11 "
-    "that lintian does not know; and pyserial's modules (not executable) begin "
-    "#!/usr/bin/env python: its wheel's files are shipped as PyPI has them",
+    "that lintian does not know; and pyserial's modules and one of scipy's tests (not "
+    "executable) begin #!/usr/bin/env python: the wheels' files are shipped as PyPI has them",
     "extra-license-file": "the PyPI dependencies' license files in their .dist-info "
     "metadata, as their wheels carry them; debian/copyright has them all too",
     "package-contains-documentation-outside-usr-share-doc": "the same license files, "
@@ -86,8 +91,12 @@ JUSTIFIED = {
     "mean building each from its sdist, with its build tools, instead of the reviewed "
     "wheel (bookworm's own /usr/bin/python3.11, which loads them, lacks it too)",
     "hardening-no-fortify-functions": "the same wheels: cffi's backend, the Argon2 "
-    "bindings and aiohttp's HTTP parser were compiled by their upstreams without "
-    "_FORTIFY_SOURCE, for the same reason not rebuilt here",
+    "bindings, aiohttp's HTTP parser and many of numpy's and scipy's modules were "
+    "compiled by their upstreams without _FORTIFY_SOURCE, for the same reason not rebuilt",
+    "spelling-error-in-binary": "misspelt messages in numpy's and scipy's compiled "
+    "modules and OpenBLAS (their wheels' binaries, as upstream built them)",
+    "shared-library-lacks-prerequisites": "four of numpy's and scipy's small modules "
+    "(test helpers, scipy's _fpumode) that need no library, as their wheels build them",
 }
 
 
@@ -194,7 +203,33 @@ def test_no_bytecode_and_no_compiled_code_but_the_dependencies(deb: Unpacked) ->
     # Nothing of tablectl's own is built for one machine: the ELF files are exactly
     # the compiled dependencies' extension modules, each where its wheel puts it.
     found = sorted(p.relative_to(deb.root).as_posix() for p in _elf_files(deb))
-    assert found == sorted(f"{SITE}/{m}" for ms in COMPILED.values() for m in ms)
+    listed = [m for ms in COMPILED.values() for m in ms] + _bundling_elves(deb)
+    assert found == sorted(f"{SITE}/{m}" for m in listed)
+
+
+def _bundling_elves(deb: Unpacked) -> list[str]:
+    """The compiled files of numpy's and scipy's wheels, as their RECORD lists them."""
+    names = []
+    for dist in BUNDLING:
+        (record,) = (deb.root / SITE).glob(f"{dist}-*.dist-info/RECORD")
+        rows = [line.split(",")[0] for line in record.read_text().splitlines()]
+        names += [r for r in rows if r.endswith(".so") or ".so." in r.rsplit("/", 1)[-1]]
+    return names
+
+
+def _search_path(elf: Path, dynamic: str) -> list[Path]:
+    """Where the loader looks for elf's libraries besides the system's: its RPATH,
+    allowed in numpy's and scipy's files alone and only into their .libs/."""
+    site = next(p for p in elf.parents if p.name == "site-packages")
+    where = elf.relative_to(site).as_posix()
+    # (debian/rules removes the one RUNPATH scipy's wheel has: its build machine's.)
+    runpath = re.findall(r"\((?:RPATH|RUNPATH)\)\s+Library r(?:un)?path: \[(\S+)\]", dynamic)
+    if not runpath:  # a bundled library loaded by one whose RPATH is its directory
+        return [elf.parent] if where.split("/")[0].endswith(".libs") else []
+    assert where.split("/")[0].removesuffix(".libs") in BUNDLING and "RUNPATH" not in dynamic
+    dirs = [Path(d.replace("$ORIGIN", str(elf.parent))).resolve() for d in runpath[0].split(":")]
+    assert {d.relative_to(site).as_posix() for d in dirs} <= {"numpy.libs", "scipy.libs"}, where
+    return dirs
 
 
 def test_the_compiled_modules_link_only_what_depends_names(deb: Unpacked) -> None:
@@ -204,10 +239,14 @@ def test_the_compiled_modules_link_only_what_depends_names(deb: Unpacked) -> Non
             ["readelf", "--dynamic", elf], capture_output=True, text=True, check=True
         ).stdout
         needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]", dynamic)
-        assert needed and [n for n in needed if n not in LINKED] == [], (elf, needed)
-        assert "RPATH" not in dynamic and "RUNPATH" not in dynamic, elf
+        # A library a wheel bundles is beside elf, or where its RPATH says.
+        bundled = [n for n in needed if any((d / n).is_file() for d in _search_path(elf, dynamic))]
+        system = [n for n in needed if n not in bundled]
+        assert [n for n in system if n not in LINKED] == [], (elf, needed)
+        # Some of numpy's own test modules link nothing at all.
+        assert needed or elf.relative_to(deb.root / SITE).parts[0] in BUNDLING, elf
         # dh_shlibdeps (${shlibs:Depends}) named the package of each.
-        assert {LINKED[n] for n in needed} <= depends, (elf, needed, depends)
+        assert {LINKED[n] for n in system} <= depends, (elf, needed, depends)
 
 
 def test_the_environment_hashes_passwords_and_serves_http(deb: Unpacked) -> None:
@@ -221,7 +260,43 @@ def test_the_environment_hashes_passwords_and_serves_http(deb: Unpacked) -> None
     assert ran.stdout.split() == ["argon2id", "aiohttp._http_parser", "200", "tablectl"]
 
 
+def test_the_environment_runs_the_shuffle_monitors_statistics(deb: Unpacked) -> None:
+    """numpy and scipy as packaged: the monitor's tests on a shoe, and a linear solve
+    by each wheel's OpenBLAS, loaded from the package's numpy.libs/ and scipy.libs/."""
+    ran = subprocess.run(
+        [deb.root / VENV / "bin/python", "-I", "-c", SHUFFLE_STATS],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    lines = ran.stdout.splitlines()
+    assert lines[0].split() == ["position_uniformity", "spearman", "adjacency", "rising_sequences"]
+    assert lines[1] == "solved"
+    site = (deb.root / SITE).as_posix()
+    assert sorted(p.removeprefix(site + "/").split("-")[0] for p in lines[2:]) == [
+        "numpy.libs/libscipy_openblas64_",
+        "scipy.libs/libscipy_openblas",
+    ], lines
+
+
 # Run by the packaged interpreter (python -I): what it prints, the test checks.
+SHUFFLE_STATS = """
+import random
+import numpy as np, scipy.linalg
+from controller.shuffle.stats import all_tests
+
+rack = [rank + suit for _ in range(8) for rank in "A23456789TJQK" for suit in "SHDC"]
+shoe = random.Random(14).sample(rack, len(rack))
+results = all_tests(rack, shoe)
+assert all(0.0 <= r.p_value <= 1.0 for r in results), results
+print(*(r.name for r in results))
+a = np.arange(1.0, 10.0).reshape(3, 3) + 10 * np.eye(3)
+b = np.ones(3)
+assert np.allclose(a @ np.linalg.solve(a, b), b) and np.allclose(a @ scipy.linalg.solve(a, b), b)
+print("solved")
+maps = open("/proc/self/maps").read().split()
+print(*sorted({m for m in maps if "openblas" in m}), sep="\\n")
+"""
+
 WEB_STACK = """
 import asyncio
 import aiohttp, aiohttp.http_parser, argon2
