@@ -158,7 +158,7 @@ CASES: list[tuple[str, str, str, str, str]] = [
         BACCARAT,
         "[table]",
         "[tables]\n[table]",
-        "tables: unknown key; expected one of table, rules, devices, journal, api",
+        "tables: unknown key; expected one of table, rules, devices, journal, shuffle, api",
     ),
     (
         "unknown table key",
