@@ -13,7 +13,7 @@ stops play: the floorperson reads it and decides.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 ALERT: Final = "shuffle_alert"
@@ -54,12 +54,7 @@ class ShuffleAlerts:
     def problem(self, shoe: int) -> str | None:
         """Why a floorperson's acknowledgement of shoe ``shoe``'s alert is refused; None:
         it is taken (it acknowledges that alert and every earlier one)."""
-        if shoe in self.open:
-            return None
-        if not self.open:
-            return "no shuffle alert is waiting to be acknowledged"
-        waiting = ", ".join(str(s) for s in sorted(self.open))
-        return f"no unacknowledged shuffle alert for shoe {shoe} (waiting: shoe {waiting})"
+        return acknowledge_problem(shoe, self.open)
 
     def view(self) -> dict[str, object] | None:
         """None when no alert waits; else the shoes whose alerts wait and the latest."""
@@ -67,6 +62,18 @@ class ShuffleAlerts:
             return None
         latest = max(self.open)
         return {"shoes": sorted(self.open), "latest": self.open[latest]}
+
+
+def acknowledge_problem(shoe: int, waiting: Iterable[int]) -> str | None:
+    """Why an acknowledgement of shoe ``shoe``'s alert is refused when the alerts of the
+    shoes ``waiting`` wait; None: it is taken."""
+    shoes = sorted(waiting)
+    if shoe in shoes:
+        return None
+    if not shoes:
+        return "no shuffle alert is waiting to be acknowledged"
+    listed = ", ".join(str(s) for s in shoes)
+    return f"no unacknowledged shuffle alert for shoe {shoe} (waiting: shoe {listed})"
 
 
 def _summary(shoe: int, entry: Mapping[str, object]) -> dict[str, object]:

@@ -1,55 +1,54 @@
 """The shuffle-quality monitor beside the table (issue 14, docs/shuffle-monitor.md
-"Alerts"): never on the card path.
+"Alerts"): never on the card path, and never in the daemon's memory.
 
-A thread of its own reads the journal read-only, from row 1 at start and then each
-time a shoe ends, and puts every row through ``ShoeTester`` (controller/shuffle/
-verdicts.py), the path ``tablectl shuffle-report`` takes. A shoe whose verdict is
-"alert" and that has no ``shuffle_alert`` row yet gets one: the row is handed to the
-table's thread through its inbox and written there between two inputs, in a
-transaction of its own (a daemon row, which a replay skips: controller/recovery). So a
-restart neither loses an alert (one not written before a crash is found again from the
-rows) nor writes one twice. An alert never stops play.
+The monitor is a process of its own (controller/shuffle_watch.py), started with the
+daemon: it reads the journal read-only from row 1, tests each shoe at its end and
+answers on a pipe. Here, a thread relays what it says: a ``shuffle_alert`` row, handed
+to the table's thread through its inbox and written there between two inputs, in a
+commit of its own (a daemon row, which a replay skips: controller/recovery); and the
+alerts waiting, for the API's ``status`` and for ``submit``, which refuses a
+floorperson's ``acknowledge_shuffle_alert`` for a shoe with no alert waiting (error
+``no_shuffle_alert``) before it reaches the table. A restart neither loses an alert
+(one not written before a crash is found again from the rows) nor writes one twice.
+An alert never stops play; nor does the monitor's failure, which is logged.
 
-The same thread keeps what the journal says of the alerts (``ShuffleAlerts``) for the
-API's ``status`` and for ``submit``, which refuses a floorperson's
-``acknowledge_shuffle_alert`` for a shoe with no alert waiting (error
-``no_shuffle_alert``) before it reaches the table. The statistics (scipy) are loaded on
-the thread, so the daemon's start does not wait for them.
+The table's thread only wakes the monitor (a non-blocking write of one line) when a
+row it must read is durable: a shoe's end, an alert, an acknowledgement.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import math
 import os
-import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
 from controller.api import Ticket
 from controller.api.wire import Refused
-from controller.boards.shufflealerts import ACKNOWLEDGE, ALERT, ShuffleAlerts
+from controller.boards.shufflealerts import ACKNOWLEDGE, ALERT, acknowledge_problem
 from controller.config import ShuffleSettings
-from controller.journal import JournalError, open_read_only
 from controller.table.events import AcknowledgeShuffleAlert, Command
-
-if TYPE_CHECKING:
-    from controller.shuffle.verdicts import ShoeTester, Tested
 
 log = structlog.get_logger("controller.daemon")
 
-READ_BATCH = 1000  # rows read at a time: no read transaction is held for long
 REFUSED = "no_shuffle_alert"
+STOP_WAIT = 5.0  # seconds the monitor gets to exit once its input is closed
 _WAKES = ("shoe_end", ALERT)
+# One thread of BLAS is all the monitor's small matrices need, and all a 2-core box
+# under a table should give them.
+_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
 
 
 class ShuffleWatch:
-    """``observe``: a watcher of the rows written (the table's thread, a wake-up only);
-    ``submit``: the API's, in front of ``forward``; ``post``: how an alert row reaches
-    the table's thread (``Inbox.note``)."""
+    """``observe``: a watcher of the rows written (the table's thread); ``submit``: the
+    API's, in front of ``forward``; ``post``: how an alert row reaches the table's
+    thread (``Inbox.note``)."""
 
     def __init__(
         self,
@@ -58,137 +57,126 @@ class ShuffleWatch:
         forward: Callable[[Command, Ticket], bool],
         post: Callable[[dict[str, object]], None],
     ) -> None:
-        self.path = path
+        self.path = str(path)
         self.settings = settings
         self._forward = forward
         self._post = post
-        self._alerts = ShuffleAlerts()
-        self._lock = threading.Lock()
-        self._wake = threading.Event()
-        self._read_to = threading.Condition()  # notified when a pass ends (``settle``)
-        self._stopping = False
-        self._seq = 0  # the last row read
-        self._done = 0  # the last row read whose shoes' alerts are posted
-        self._journaled: set[int] = set()  # shoes with a shuffle_alert row, or posted
-        self.caught_up = threading.Event()  # the rows at start are read
-        self._thread = threading.Thread(target=self._run, name="shuffle-monitor", daemon=True)
+        self._lock = threading.Condition()  # notified at each answer (``settle``)
+        self._view: dict[str, Any] | None = None
+        self._settled = 0
+        self._proc: subprocess.Popen[str] | None = None
+        self.caught_up = threading.Event()  # the monitor has read the rows at start
+        self._thread = threading.Thread(target=self._relay, name="shuffle-relay", daemon=True)
 
-    # ------------------------------------------------------------------ other threads
+    # ------------------------------------------------------------------ the daemon's
 
     def start(self) -> None:
-        if self.settings.monitor:
-            self._thread.start()
+        if not self.settings.monitor:
+            return
+        argv = [sys.executable, "-m", "controller.shuffle_watch", self.path]
+        argv += ["--confidence", str(self.settings.confidence)]
+        argv += ["--window", str(self.settings.window)]
+        self._proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # a traceback is its last word, read as such
+            text=True,
+            env={**os.environ, **_ENV},
+        )
+        assert self._proc.stdin is not None
+        os.set_blocking(self._proc.stdin.fileno(), False)  # the table's thread never waits
+        self._thread.start()
 
     def stop(self) -> None:
-        self._stopping = True
-        self._wake.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=5)
-
-    def settle(self, seq: int, timeout: float) -> bool:
-        """Wait until the rows up to ``seq`` are read and their alerts posted (or the
-        thread is gone, or ``timeout`` seconds); whether they were."""
-        if not self._thread.is_alive():
-            return False
-        self._wake.set()
-        with self._read_to:
-            return self._read_to.wait_for(
-                lambda: self._done >= seq or not self._thread.is_alive(), timeout
-            )
+        proc = self._proc
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            assert proc.stdin is not None
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=STOP_WAIT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        self._thread.join(timeout=STOP_WAIT)
 
     def observe(self, entry: Mapping[str, object]) -> None:
         kind = entry.get("type")
         if kind in _WAKES or (kind == "command" and entry.get("command") == ACKNOWLEDGE):
-            self._wake.set()
+            self._tell("read\n")
+
+    def settle(self, seq: int, timeout: float) -> bool:
+        """Wait until the monitor has read the rows up to ``seq`` and said their alerts
+        (or it is gone, or ``timeout`` seconds); whether it has."""
+        if self._proc is None or not self._thread.is_alive():
+            return False
+        self._tell(f"settle {seq}\n")
+        with self._lock:
+            return self._lock.wait_for(
+                lambda: self._settled >= seq or not self._thread.is_alive(), timeout
+            )
 
     def submit(self, command: Command, ticket: Ticket) -> bool:
         if isinstance(command, AcknowledgeShuffleAlert):
-            with self._lock:
-                problem = self._alerts.problem(command.shoe)
+            problem = acknowledge_problem(command.shoe, self._waiting_shoes())
             if problem is not None:
                 raise Refused(REFUSED, problem)
         return self._forward(command, ticket)
 
-    def view(self) -> dict[str, object] | None:
-        """The alerts waiting, as ``ShuffleAlerts.view``."""
+    def view(self) -> dict[str, Any] | None:
+        """The alerts waiting, as ``ShuffleAlerts.view``: None when none waits."""
         with self._lock:
-            return self._alerts.view()
+            return self._view
 
     def waiting(self) -> bool:
+        return bool(self._waiting_shoes())
+
+    def _waiting_shoes(self) -> list[int]:
         with self._lock:
-            return bool(self._alerts.open)
+            return list(self._view["shoes"]) if self._view else []
 
-    # ------------------------------------------------------------------ its thread
-
-    def _run(self) -> None:
-        from controller.shuffle.verdicts import ShoeTester
-
-        tester = ShoeTester(self.settings.confidence, self.settings.window)
-        try:
-            db = open_read_only(self.path)
-        except JournalError as exc:
-            log.error("shuffle_monitor_stopped", detail=str(exc))
+    def _tell(self, line: str) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None:
             return
-        try:
-            while not self._stopping:
-                self._wake.clear()
-                self._read(db, tester)
-                with self._read_to:
-                    self._read_to.notify_all()
-                self.caught_up.set()
-                self._wake.wait()
-        except (JournalError, sqlite3.Error, ValueError) as exc:
-            log.error("shuffle_monitor_stopped", detail=str(exc))
-        finally:
-            db.close()
+        # A full pipe holds wake-ups enough; a monitor gone is said by the relay.
+        with contextlib.suppress(BlockingIOError, BrokenPipeError, ValueError, OSError):
+            proc.stdin.write(line)
+            proc.stdin.flush()
 
-    def _read(self, db: sqlite3.Connection, tester: ShoeTester) -> None:
-        """Every row after the last read, then an alert row for each shoe they found in
-        alert that has none (its row may follow in the same rows: looked for first)."""
-        found: list[Tested] = []
-        while True:
-            rows = db.execute(
-                "SELECT seq, body FROM rows WHERE seq > ? ORDER BY seq LIMIT ?",
-                (self._seq, READ_BATCH),
-            ).fetchall()
-            for seq, body in rows:
-                entry = json.loads(body)
-                self._seq = int(seq)
-                with self._lock:
-                    self._alerts.feed(entry)
-                if entry.get("type") == ALERT and isinstance(entry.get("shoe"), int):
-                    self._journaled.add(entry["shoe"])
-                found += tester.feed(self._seq, entry)
-            if len(rows) < READ_BATCH:
-                break
-        for shoe in found:
-            if shoe.result["verdict"] == "alert" and shoe.order.shoe not in self._journaled:
-                self._journaled.add(shoe.order.shoe)
-                self._post(alert_row(shoe, self.settings))
-        self._done = self._seq
+    # ------------------------------------------------------------------ the relay
 
+    def _relay(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        error = None
+        for line in proc.stdout:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                message = None
+            if isinstance(message, dict):
+                error = self._take(message) or error
+            elif line.strip():
+                error = line.strip()  # not its protocol: a warning, a traceback's line
+        code = proc.wait()
+        with self._lock:
+            self._lock.notify_all()
+        if code != 0:
+            log.error("shuffle_monitor_stopped", status=code, detail=error)
 
-def alert_row(shoe: Tested, settings: ShuffleSettings) -> dict[str, object]:
-    """The ``shuffle_alert`` row of an alerting shoe: its checks at or under the
-    threshold first (``failed``), then every test and p-value."""
-    result: dict[str, Any] = shoe.result
-    threshold = result["threshold"]
-    return {
-        "type": ALERT,
-        "shoe": shoe.order.shoe,
-        "game": shoe.order.game,
-        "confidence": settings.confidence,
-        "window": settings.window,
-        "threshold": threshold,
-        "failed": [name for name, p in result["p_values"].items() if p <= threshold],
-        "p_values": {name: _finite(p) for name, p in result["p_values"].items()},
-        "tests": [{k: _finite(v) for k, v in test.items()} for test in result["tests"]],
-        "tested_on": result["tested_on"],
-    }
-
-
-def _finite(value: object) -> object:
-    """A number as the journal's JSON can hold it: not a number, or infinite, is None."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+    def _take(self, message: Mapping[str, Any]) -> str | None:
+        if "alert" in message:
+            self._post(message["alert"])
+        with self._lock:
+            if "view" in message:
+                self._view = message["view"]
+            if "settled" in message:
+                self._settled = int(message["settled"])
+            self._lock.notify_all()
+        if "caught_up" in message:
+            log.info("shuffle_monitor_caught_up", rows=message["caught_up"])
+            self.caught_up.set()
+        return message.get("error")

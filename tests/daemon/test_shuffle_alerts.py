@@ -157,3 +157,33 @@ def test_a_restart_finds_an_alert_not_written_and_never_writes_one_twice(
     acked = [e["shoe"] for e in kept if e.get("command") == "acknowledge_shuffle_alert"]
     waiting = [s for s in shoes if s > max(acked, default=0)]
     assert (watch.view() or {}).get("shoes", []) == waiting
+
+
+def test_a_stop_writes_the_last_shoe_s_alert_first(tmp_path: Path) -> None:
+    # 170 rounds: shoe 2 ends a few rounds before the daemon stops for the rounds
+    # asked for; its alert is in the journal all the same (a stop waits for the
+    # monitor to read the last rows, ``ShuffleWatch.settle``, if it has not yet).
+    run = tablectl(
+        "run", "--simulate", *GAME, "--rounds", "170", "--pace-ms", "0", "--workdir", str(tmp_path)
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    rows = _rows(tmp_path)
+    assert [e["shoe"] for e in rows if e["type"] == "shuffle_alert"] == [2]
+    ends = [i for i, e in enumerate(rows) if e["type"] == "shoe_end"]
+    assert len(ends) == 2 and ends[-1] < len(rows) - 1
+
+
+def test_bad_input_the_monitor_on_a_journal_it_cannot_read_says_one_line(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_text("not a journal")
+    for path, said in ((tmp_path / "none.db", "no such journal"), (junk, "junk.db")):
+        done = subprocess.run(
+            [sys.executable, "-m", "controller.shuffle_watch", str(path)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 1 and done.stderr == ""
+        (line,) = done.stdout.splitlines()
+        assert said in json.loads(line)["error"]

@@ -40,6 +40,11 @@ NOT_FOR_A_DAEMON = (
     "controller.bench",
     "firmware_sim",
     "controller.analyze",
+    # The shuffle monitor's statistics are its own process's (controller/shuffle_watch.py).
+    "numpy",
+    "scipy",
+    "controller.shuffle",
+    "controller.shuffle_watch",
 )
 
 

@@ -63,6 +63,9 @@ RULES = (
     # The dealing daemon has no network (its unit allows AF_UNIX and AF_NETLINK only):
     # the broker is the uplink's, a process of its own.
     ("controller.daemon", ("controller.uplink", "paho"), ()),
+    # Nor the shuffle monitor's statistics (numpy, scipy: some 75 MB): they are the
+    # monitor's own process's (controller/shuffle_watch.py), which the daemon starts.
+    ("controller.daemon", ("controller.shuffle", "controller.shuffle_watch", "numpy", "scipy"), ()),
 )
 
 
