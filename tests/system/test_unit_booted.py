@@ -59,6 +59,25 @@ def test_the_unit_starts_ready_with_a_status(machine: Machine) -> None:
     assert show(machine, "Type", "NotifyAccess") == {"Type": "notify", "NotifyAccess": "main"}
 
 
+def test_the_shuffle_monitor_runs_in_the_unit_s_sandbox(machine: Machine) -> None:
+    """The monitor's own process (controller/shuffle_watch.py: numpy, scipy, OpenBLAS)
+    under the unit's sandbox (MemoryDenyWriteExecute=, the system-call filter,
+    ProcSubset=pid): it reads the whole journal and says so, as the unit's user."""
+    ensure_active(machine)
+    wait_until(
+        lambda: _said(journal(machine), "shuffle_monitor_caught_up"),
+        60,
+        "no shuffle_monitor_caught_up line in the journal",
+    )
+    assert _said(journal(machine), "shuffle_monitor_stopped") == []
+    found = machine.run("pgrep", "-u", "tablectl", "-f", "controller.shuffle_watch")
+    assert len(found.stdout.split()) == 1, found.stdout
+
+
+def _said(entries: list[dict[str, str]], event: str) -> list[dict[str, str]]:
+    return [e for e in entries if f'"{event}"' in e.get("MESSAGE", "")]
+
+
 def test_the_sockets_belong_to_their_console_groups(machine: Machine) -> None:
     ensure_active(machine)
     uid = int(machine.run("id", "-u", "tablectl").stdout)
