@@ -31,6 +31,14 @@ from controller.rules.cards import CUT, deck
 UNKNOWN = "??"  # a sealed card whose seal no row opens: its place is known, not its value
 CONTINUOUS = "551.15"  # a continuous shuffler's "shuffled" entry carries this section
 
+# The rows ``shoe_orders`` reads (and, of the devices' rows, the events): any other row
+# leaves every order as it is, but for the ``opened`` list a row may carry (a sealed
+# card's value, 551.8(e)). A reader that selects rows may select these and those alone.
+READS_TYPES = (
+    "shuffled", "burn", "discard", "irregularity", "round_end", "rack_shuffled", "shoe_end",
+)  # fmt: skip
+READS_DEVICE_EVENTS = ("card_drawn", "cut_card_seen")
+
 # The rows that put a card out of a round into the discard rack when they are written.
 _RACK_IRREGULARITIES = ("551.16(a)", "545.15(d)", "543.14(d)", "545.15(c)", "543.14(c)")
 

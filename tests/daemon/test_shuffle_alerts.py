@@ -22,9 +22,11 @@ import pytest
 from controller.config import ShuffleSettings
 from controller.daemon.shuffles import ShuffleWatch
 from controller.export import read_rows
-from controller.journal import SqliteJournal
+from controller.journal import SqliteJournal, open_read_only
+from controller.shuffle.orders import shoe_orders
 from controller.shuffle_report import report
-from tests.support.journals import tablectl
+from controller.shuffle_watch import selected
+from tests.support.journals import simulated_rows, tablectl
 
 GAME = ["--game", "baccarat", "--shuffle-model", "riffle:1", "--seed", "11"]
 
@@ -55,10 +57,11 @@ def _rows(workdir: Path) -> list[dict[str, Any]]:
 def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A simulated table playing at full speed until it is stopped."""
     workdir = tmp_path_factory.mktemp("shuffles")
+    argv = [sys.executable, "-m", "controller.cli", "run", "--simulate", *GAME]
+    argv += ["--pace-ms", "0", "--plain", "--workdir", str(workdir)]
     with open(workdir / "out.txt", "w") as out, open(workdir / "err.txt", "w") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "run", "--simulate", *GAME]
-            + ["--pace-ms", "0", "--plain", "--workdir", str(workdir)],
+            argv,
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,
@@ -187,3 +190,20 @@ def test_bad_input_the_monitor_on_a_journal_it_cannot_read_says_one_line(tmp_pat
         assert done.returncode == 1 and done.stderr == ""
         (line,) = done.stdout.splitlines()
         assert said in json.loads(line)["error"]
+
+
+@pytest.mark.parametrize(("game", "rounds"), [("spanish21", 90), ("baccarat", 170)])
+def test_the_monitor_reads_only_rows_that_make_the_orders(
+    tmp_path: Path, game: str, rounds: int
+) -> None:
+    # The rows it selects give every shoe the orders all the rows give (Spanish 21's
+    # sealed hole cards, 551.8(e), put back by the rows that open them, included).
+    every = simulated_rows(tmp_path, game, rounds, seed=5)
+    db = open_read_only(tmp_path / "journal.db")
+    try:
+        chosen = list(selected(db, 0, every[-1][0]))
+    finally:
+        db.close()
+    assert len(chosen) < len(every) / 2
+    ended = [o for o in shoe_orders(every) if o.end is not None]
+    assert len(ended) >= 2 and ended == [o for o in shoe_orders(chosen) if o.end is not None]
