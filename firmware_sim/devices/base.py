@@ -16,6 +16,7 @@ from typing import ClassVar
 import structlog
 
 from drivers import messages as m
+from firmware_sim import decks
 from firmware_sim.control import CommandError, Fields, Reply, int_field
 from firmware_sim.endpoint import DeviceEndpoint, Identity
 
@@ -151,3 +152,15 @@ def dispatch(
 
 def no_fields(action: Callable[[], Reply]) -> Command:
     return Command(lambda _fields: action())
+
+
+def card_tokens(fields: Fields) -> list[str]:
+    """A control command's ``"cards"`` field, normalised (firmware_sim/decks.py); a
+    ``CommandError`` for anything but a list of card tokens."""
+    raw = fields.get("cards")
+    if not isinstance(raw, list) or not all(isinstance(t, str) for t in raw):
+        raise CommandError('"cards" must be a list of card tokens')
+    try:
+        return decks.normalize(raw)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None

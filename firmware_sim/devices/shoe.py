@@ -12,7 +12,7 @@ import structlog
 from drivers import messages as m
 from firmware_sim import decks
 from firmware_sim.control import CommandError, Fields, Reply, bool_field, int_field
-from firmware_sim.devices.base import U16_MAX, Command, Firmware, no_fields
+from firmware_sim.devices.base import U16_MAX, Command, Firmware, card_tokens, no_fields
 from firmware_sim.endpoint import Identity
 
 log = structlog.get_logger("firmware_sim")
@@ -154,13 +154,7 @@ class ShoeFirmware(Firmware):
         return {"event_ids": ids}
 
     def _cmd_load(self, fields: Fields) -> Reply:
-        raw = fields.get("cards")
-        if not isinstance(raw, list) or not all(isinstance(t, str) for t in raw):
-            raise CommandError('"cards" must be a list of card tokens')
-        try:
-            cards = decks.normalize(raw)
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
+        cards = card_tokens(fields)
         if decks.real_cards(cards) > U16_MAX:
             raise CommandError(f"a shoe holds at most {U16_MAX} cards")
         self.require_room()

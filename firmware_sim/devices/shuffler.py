@@ -11,7 +11,7 @@ import structlog
 from drivers import messages as m
 from firmware_sim import decks, shuffle_models
 from firmware_sim.control import CommandError, Fields, Reply, bool_field, int_field
-from firmware_sim.devices.base import U16_MAX, Command, Firmware, no_fields
+from firmware_sim.devices.base import U16_MAX, Command, Firmware, card_tokens, no_fields
 from firmware_sim.endpoint import Identity
 
 log = structlog.get_logger("firmware_sim")
@@ -140,13 +140,7 @@ class ShufflerFirmware(Firmware):
         return {"count": self._batch}
 
     def _cmd_order(self, fields: Fields) -> Reply:
-        raw = fields.get("cards")
-        if not isinstance(raw, list) or not all(isinstance(t, str) for t in raw):
-            raise CommandError('"cards" must be a list of card tokens')
-        try:
-            cards = decks.normalize(raw)
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
+        cards = card_tokens(fields)
         if decks.CUT in cards:
             raise CommandError("the cutting card does not go through the shuffler")
         return {"cards": shuffle_models.apply(self.model, cards, self._rng)}
