@@ -177,6 +177,7 @@ class ShuffleWatch:
                 self._settled = int(message["settled"])
             self._lock.notify_all()
         if "caught_up" in message:
-            log.info("shuffle_monitor_caught_up", rows=message["caught_up"])
+            cpu = round(float(message.get("cpu_s", 0)), 3)
+            log.info("shuffle_monitor_caught_up", rows=message["caught_up"], cpu_s=cpu)
             self.caught_up.set()
         return message.get("error")
