@@ -88,13 +88,15 @@ class Game:
     @functools.cached_property
     def commands(self) -> frozenset[str]:
         """The console commands its table takes: its game's, a floorperson's clear, which
-        every table takes (``controller.table.halts``), and the dealer's call for the
-        floorperson (``controller.table.core``)."""
-        from controller.table.events import CallFloor, FloorClear
+        every table takes (``controller.table.halts``), the dealer's call for the
+        floorperson and the floorperson's acknowledgement of a shuffle alert
+        (``controller.table.core``)."""
+        from controller.table.events import AcknowledgeShuffleAlert, CallFloor, FloorClear
 
         table = self.table_class()
         names = (command.name for command in table.COMMANDS)
-        return frozenset({FloorClear.name, CallFloor.name, *names})
+        always = (FloorClear.name, CallFloor.name, AcknowledgeShuffleAlert.name)
+        return frozenset({*always, *names})
 
 
 def _baccarat_table() -> type[BaccaratTable]:

@@ -2,7 +2,8 @@
 test of the shuffle-quality monitor on each shoe of a journal, and the verdict.
 
 Each shoe's orders (controller/shuffle/orders.py) go through ``all_tests`` (stats.py)
-and one ``Monitor`` (sequential.py), in shoe order: the shoe's tests, their p-values and
+and one ``Monitor`` (sequential.py), in shoe order, by ``ShoeTester`` (verdicts.py), as
+the daemon's monitor takes them: the shoe's tests, their p-values and
 the window's, the threshold and the shoe's verdict; the journal's verdict is ``"alert"``
 when any shoe alerted. A shoe whose input order is not known (the journal's first shoe,
 or a pairing without one) is tested on its dealt order alone, and says so. Errors (no
@@ -15,16 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from controller.export import read_rows
 from controller.journal import JournalError
 from controller.rules.cards import CUT
-from controller.shuffle.orders import UNKNOWN, Pairing, ShoeOrder, pairings, shoe_orders, unseen
-from controller.shuffle.sequential import DEFAULT_WINDOW, Monitor, shoe_alpha
-from controller.shuffle.stats import all_tests
+from controller.shuffle.orders import Pairing, ShoeOrder, unseen
+from controller.shuffle.sequential import DEFAULT_WINDOW, shoe_alpha
+from controller.shuffle.verdicts import ShoeTester, Tested
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -47,14 +47,12 @@ def report(
     rows: Sequence[tuple[int, Any]], confidence: float = 0.99, window: int = DEFAULT_WINDOW
 ) -> dict[str, Any]:
     """Each shoe's orders, tests and verdict; ValueError when the rows cannot be read."""
-    orders = shoe_orders(rows)
-    inputs = {p.shoe: p for p in pairings(orders)}
-    monitor = Monitor(confidence, window)
-    shoes = []
-    for order in orders:
-        entry = _shoe(order, inputs.get(order.shoe))
-        entry.update(_tested(monitor, order, inputs.get(order.shoe)))
-        shoes.append(entry)
+    tester = ShoeTester(confidence, window)
+    done: list[Tested] = []
+    for seq, entry in rows:
+        done += tester.feed(seq, entry)
+    done += tester.finish()
+    shoes = [{**_shoe(t.order, t.pairing), **t.result} for t in done]
     alerts = [s["shoe"] for s in shoes if s["verdict"] == "alert"]
     return {
         "confidence": confidence,
@@ -63,57 +61,6 @@ def report(
         "shoes": shoes,
         "alerts": alerts,
         "verdict": "alert" if alerts else "ok",
-    }
-
-
-def known_input(pairing: Pairing) -> tuple[list[str] | None, int]:
-    """The pairing's input order as far as the dealt prefix holds its cards: copies of a
-    card beyond those dealt (the rest stayed under the cover card) are left out, the
-    earliest copies kept; and how many were left out. A function of the cards dealt, not
-    of their order, so the tests' null distribution is unchanged."""
-    if pairing.input is None:
-        return None, 0
-    kept = _earliest(pairing.input, Counter(pairing.output))
-    return kept, len(pairing.input) - len(kept)
-
-
-def _earliest(cards: Sequence[str], room: Counter[str]) -> list[str]:
-    kept = []
-    for card in cards:
-        if card != UNKNOWN and room[card] > 0:
-            room[card] -= 1
-            kept.append(card)
-    return kept
-
-
-def _tested(monitor: Monitor, order: ShoeOrder, pairing: Pairing | None) -> dict[str, Any]:
-    output = [c for c in order.dealt if c not in (CUT, UNKNOWN)]
-    given, dropped = known_input(pairing) if pairing is not None else (None, 0)
-    on = "the input and dealt orders" if given is not None else "the dealt order only"
-    try:
-        verdict = monitor.observe(all_tests(given, output))
-    except ValueError as exc:  # too few cards to measure: no verdict for this shoe
-        return {
-            "tested_on": None,
-            "tests": [],
-            "p_values": {},
-            "threshold": None,
-            "verdict": "untested",
-            "test_notes": str(exc),
-        }
-    notes = [] if given is not None else ["input order unknown: tested on the dealt order alone"]
-    if dropped:
-        notes.append(f"{dropped} input card(s) not in the dealt prefix left out")
-    return {
-        "tested_on": on,
-        "tests": [
-            {"name": t.name, "statistic": t.statistic, "p_value": t.p_value, "n": t.n}
-            for t in verdict.tests
-        ],
-        "p_values": verdict.p_values,
-        "threshold": verdict.threshold,
-        "verdict": verdict.status,
-        "test_notes": "; ".join(notes),
     }
 
 

@@ -53,6 +53,7 @@ ROLES: dict[str, Role] = {
     "reshuffle": Role.FLOOR,  # 551.5(a), (g)
     "recut": Role.FLOOR,  # 551.5(f)
     "inspect_reader": Role.FLOOR,  # 551.2(e)
+    "acknowledge_shuffle_alert": Role.FLOOR,  # the shuffle monitor's alert (issue 14)
 }
 
 # The sockets, by name, and the role whose commands each takes (None: the stream only).

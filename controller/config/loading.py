@@ -98,11 +98,13 @@ def _sections(top: Section, data: Mapping[str, Any], source: str) -> Config:
             rules, devices, reveals = _of_game(top, in_force, data, source)
         journal = top.check(lambda: sections.journal(top.table("journal", {})), None)
         api = top.check(lambda: sections.api(top.table("api", {})), None)
+        shuffle = top.check(lambda: sections.shuffle(top.table("shuffle", {})), None)
+    assert shuffle is not None
     assert in_force is not None and table is not None and journal is not None and api is not None
     assert rules is not None and devices is not None  # together() let no placeholder out
     if isinstance(rules, Spanish21Rules):
         rules = dataclasses.replace(rules, reader_reveals_hole_card=reveals)
-    return Config(source, table, rules, devices, journal, api)
+    return Config(source, table, rules, devices, journal, api, shuffle)
 
 
 def _of_game(

@@ -19,6 +19,7 @@ from controller.config.settings import (
     DeviceSettings,
     JournalSettings,
     SerialDevice,
+    ShuffleSettings,
     SocketAccess,
     TableSettings,
     UsbDevice,
@@ -43,13 +44,14 @@ DEFAULT_SOCKET_GROUPS: Final[Mapping[str, str]] = {
 _SERIAL_KEYS: Final = ("path", "key_file", "approved_firmware")
 _SOCKET_KEYS: Final = ("group", "users", "groups")
 SCHEMA: Final[Schema] = {
-    "": ("table", "rules", "devices", "journal", "api"),
+    "": ("table", "rules", "devices", "journal", "shuffle", "api"),
     "table": ("id", "game", "gaming_day_starts", "timezone"),
     "devices": ("link_timeout_ms", "shoe", "shuffler", "reader"),
     "devices.shoe": _SERIAL_KEYS,
     "devices.shuffler": _SERIAL_KEYS,
     "devices.reader": ("usb", "key_file", "approved_firmware", "reveals_hole_card"),
     "journal": ("path",),
+    "shuffle": ("monitor", "confidence", "window"),
     "api": ("runtime_dir", *DEFAULT_SOCKET_GROUPS),
     "api.dealer": _SOCKET_KEYS,
     "api.floor": _SOCKET_KEYS,
@@ -268,6 +270,25 @@ def _distinct(section: Section, devices: DeviceSettings) -> None:
 
 def journal(section: Section) -> JournalSettings:
     return JournalSettings(section.absolute_path("path", DEFAULT_JOURNAL))
+
+
+def shuffle(section: Section) -> ShuffleSettings:
+    """The shuffle-quality monitor (docs/shuffle-monitor.md, "Alerts"): on, at GLI-29's
+    99 % or COMAR 36.05.02.17(F)'s 95 %, over a window of 1-100 shoes."""
+    with section.together():
+        monitor = section.check(lambda: section.flag("monitor", True), True)
+        confidence = section.check(lambda: _confidence(section), 0.99)
+        window = section.check(lambda: section.whole("window", 10), 10)
+    if not 1 <= window <= 100:
+        section.fail("window", f"expected 1 to 100 shoes, got {window}")
+    return ShuffleSettings(monitor, confidence, window)
+
+
+def _confidence(section: Section) -> float:
+    value = section.get("confidence", 0.99)
+    if isinstance(value, bool) or value not in (0.99, 0.95):
+        section.fail("confidence", f"expected 0.99 or 0.95, got {shown(value)}")
+    return float(value)
 
 
 def api(section: Section) -> ApiSettings:

@@ -103,6 +103,16 @@ class JournalSettings:
 
 
 @dataclass(frozen=True)
+class ShuffleSettings:
+    """The shuffle-quality monitor: whether the daemon runs it, its confidence (0.99 or
+    0.95) and its window of shoes (controller/shuffle/sequential.py)."""
+
+    monitor: bool = True
+    confidence: float = 0.99
+    window: int = 10
+
+
+@dataclass(frozen=True)
 class SocketAccess:
     """Who may use one API socket, as ``controller.api.Access(uids=users, gids=groups,
     group=group)``: the socket file belongs to ``group`` (mode 0660), so only its
@@ -138,6 +148,7 @@ class Config:
     devices: DeviceSettings
     journal: JournalSettings
     api: ApiSettings
+    shuffle: ShuffleSettings = ShuffleSettings()
 
     def load_keys(self) -> dict[str, bytes]:
         """Each configured device's link key by device name; ConfigError naming the

@@ -161,8 +161,21 @@ def _result_line(view: Mapping[str, Any]) -> Text:
     return _line(f"Round {result['round']}: dealer {result['dealer_total']}{bust} · {nets}", "bold")
 
 
+def _shuffle_line(alert: Mapping[str, Any]) -> Text:
+    """The shuffle monitor's alert, until a floorperson acknowledges it: play goes on."""
+    latest = alert["latest"]
+    failed = ", ".join(latest["failed"]) or "-"
+    shoes = ", ".join(str(s) for s in alert["shoes"])
+    return _line(
+        f"SHUFFLE ALERT shoe {shoes}: {failed} · floorperson: acknowledge_shuffle_alert",
+        "bold magenta",
+    )
+
+
 def _notes(view: Mapping[str, Any]) -> list[Text]:
     lines = [_line(f"to clear: {need}", "bold red") for need in view["clearing"]]
+    if view.get("shuffle_alert"):
+        lines.append(_shuffle_line(view["shuffle_alert"]))
     for fault in reversed(view["faults"]):
         device = f" ({fault['device']})" if fault.get("device") else ""
         section = f" {fault['section']}" if fault.get("section") else ""

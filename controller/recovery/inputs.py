@@ -17,11 +17,13 @@ from drivers import messages as m
 
 INPUTS = ("device", "command")
 # The daemon's own rows, never a table's output: a journal's header (its row 1), a
-# restart's account of what it found, and the table's state at a snapshot.
+# restart's account of what it found, the table's state at a snapshot, and the shuffle
+# monitor's alert on a shoe (controller/daemon/shuffles.py), written between inputs.
 JOURNAL = "journal"
 RESUMED = "resumed"
 SNAPSHOT = "snapshot"
-DAEMON_ROWS = (JOURNAL, RESUMED, SNAPSHOT)
+SHUFFLE_ALERT = "shuffle_alert"
+DAEMON_ROWS = (JOURNAL, RESUMED, SNAPSHOT, SHUFFLE_ALERT)
 
 
 class RecoveryError(Exception):

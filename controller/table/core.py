@@ -28,6 +28,7 @@ import structlog
 from transitions import Machine, MachineError
 
 from controller.table.events import (
+    AcknowledgeShuffleAlert,
     CallFloor,
     Command,
     Devices,
@@ -367,7 +368,7 @@ class Table(Halting):
             self._on_procedure_event(event)
 
     def _on_command(self, command: Command) -> None:
-        if isinstance(command, CallFloor):
+        if isinstance(command, CallFloor | AcknowledgeShuffleAlert):
             return  # its command entry is the record; nothing at the table changes
         if isinstance(command, FloorClear):
             problem = self._clear_problem(command) if self.state == HALTED else self._not_stopped()

@@ -296,6 +296,22 @@ class CallFloor(Command):
         return {} if self.reason is None else {"reason": self.reason}
 
 
+@dataclass(frozen=True, slots=True)
+class AcknowledgeShuffleAlert(Command):
+    """The floorperson has read the shuffle-quality monitor's alert on shoe ``shoe`` and
+    acknowledges it and every earlier one (controller/boards/shufflealerts.py). Only
+    journaled, as ``call_floor``: an alert never stops play, and its acknowledgement
+    changes nothing at the table; the daemon refuses one for a shoe with no alert
+    waiting before it reaches the table."""
+
+    shoe: int
+
+    name = "acknowledge_shuffle_alert"
+
+    def fields(self) -> dict[str, object]:
+        return {"shoe": self.shoe}
+
+
 class Journal(Protocol):
     """Where a table writes its record, one entry at a time."""
 

@@ -11,8 +11,10 @@ the dealer's, the Player's and the Banker's first, then the boxes; Spanish 21 ad
 ``soft``, ``bust`` and ``doubled``; a face-down card is None); ``result`` (the last
 round's, result.py, None from the next round's first wager or card); ``devices``
 (``{"shoe": {"health", "words"}}``); ``faults`` (the last halts, irregularities and
-failed shuffles, notes.py), ``clearing`` (what each halt not yet cleared needs) and
-``refusals`` (``what``, ``reason``, ``section``).
+failed shuffles, notes.py), ``clearing`` (what each halt not yet cleared needs),
+``refusals`` (``what``, ``reason``, ``section``) and ``shuffle_alert`` (the shuffle
+monitor's alerts not yet acknowledged, controller/boards/shufflealerts.py; None when
+none waits).
 
 The journal records the hole card sealed (``"card": null, "sealed": true``) until its
 ``reveal`` entry (551.8(e), (h)); so does the model, which shows it face down (None)
@@ -24,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from controller.boards.shufflealerts import ShuffleAlerts
 from controller.tableview.hands import amount, baccarat_hand, spanish21_hand
 from controller.tableview.notes import Notes
 from controller.tableview.phase import Phase
@@ -58,6 +61,7 @@ class TableModel:
         self._phase = Phase(self._spanish)
         self._prompt = Prompt()
         self._notes = Notes()
+        self._shuffles = ShuffleAlerts()  # the shuffle monitor's, until acknowledged
         self._round: object = None
         self._shoe: object = None
         self._rounds = 0
@@ -98,6 +102,7 @@ class TableModel:
         else:
             self._prompt.follow(entry)
         self._phase.follow(entry)
+        self._shuffles.feed(entry)
         if self._in_round(kind, entry):
             self._round = entry["round"]
         follow = self._follow.get(kind)
@@ -239,6 +244,7 @@ class TableModel:
             "faults": [dict(n) for n in self._notes.faults],
             "clearing": [str(n["clearing"]) for n in self._notes.open],
             "refusals": [dict(n) for n in self._notes.refusals],
+            "shuffle_alert": self._shuffles.view(),
         }
 
     def _hands_view(self) -> list[dict[str, object]]:
