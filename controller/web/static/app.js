@@ -192,11 +192,12 @@ function pValue(p) {
 }
 
 // The daemon's status "shuffle_alert" (controller/boards/shufflealerts.py): the latest
-// alert not yet acknowledged. It never stops play; the floorperson decides.
-function shuffleAlert(status) {
+// alert not yet acknowledged; while the daemon is away, the same reader's over the
+// journal (the table model's). It never stops play; the floorperson decides.
+function shuffleAlert(view, status) {
   const node = $("shuffle-alert");
   if (!node) return;
-  const alert = status && status.shuffle_alert;
+  const alert = status && "shuffle_alert" in status ? status.shuffle_alert : view.shuffle_alert;
   const latest = alert && alert.latest;
   node.hidden = !latest;
   if (!latest) { node.replaceChildren(); return; }
@@ -223,7 +224,7 @@ function render(message) {
   fill("prompt", view.prompt || words(view.state || ""), el("small", {}, view.section || ""));
   layout(view);
   showCommands(status);
-  if (page === "floor") shuffleAlert(status);
+  if (page === "floor") shuffleAlert(view, status);
   if (page === "floor") fill("recent", ...(view.recent || []).slice().reverse().map((e) =>
     el("p", {}, `${e.seq} ${words(e.type)}`)));
 }
