@@ -1,6 +1,6 @@
 """The table thread's one input queue: device events from the drivers, console
-commands from the API, the signal handler's request to stop, and a halt found off the
-table's thread, in order."""
+commands from the API, the signal handler's request to stop, a halt found off the
+table's thread and a row to write for one, in order."""
 
 from __future__ import annotations
 
@@ -32,7 +32,15 @@ class Interrupt:
         self.halt = halt
 
 
-Item = m.Event | tuple[Command, Ticket] | Stop | Interrupt
+class Note:
+    """A row the daemon writes between two inputs for a component off the table's
+    thread (the shuffle monitor's ``shuffle_alert``, controller/daemon/shuffles.py)."""
+
+    def __init__(self, entry: dict[str, object]) -> None:
+        self.entry = entry
+
+
+Item = m.Event | tuple[Command, Ticket] | Stop | Interrupt | Note
 
 
 class Inbox:
@@ -65,6 +73,9 @@ class Inbox:
 
     def interrupt(self, halt: Halt) -> None:
         self._queue.put(Interrupt(halt))
+
+    def note(self, entry: dict[str, object]) -> None:
+        self._queue.put(Note(entry))
 
     def get(self, timeout: float) -> Item | None:
         try:

@@ -23,8 +23,9 @@ from controller.api import ApiServer, Ticket
 from controller.config import TableSettings
 from controller.daemon.arguments import Options
 from controller.daemon.console import Console
-from controller.daemon.inbox import Inbox, Interrupt, Item, Stop
+from controller.daemon.inbox import Inbox, Interrupt, Item, Note, Stop
 from controller.daemon.sdnotify import Notifier
+from controller.daemon.shuffles import ShuffleWatch
 from controller.daemon.view import LiveView
 from controller.daemon.wiring import PublishingJournal
 from controller.errors import EXIT_OK
@@ -32,7 +33,7 @@ from controller.recovery import Snapshots
 from controller.recovery.rounds import ENDS
 from controller.table.accepts import accepts
 from controller.table.core import Table
-from controller.table.events import Command
+from controller.table.events import AcknowledgeShuffleAlert, Command
 from drivers import messages as m
 from drivers.device import DeviceDriver, corked
 
@@ -46,6 +47,7 @@ from drivers.device import DeviceDriver, corked
 WAKE: Final = 1.0
 IDLE_WAKE: Final = 5.0
 GROUP_LIMIT: Final = 64  # device events in one transaction at most
+SETTLE: Final = 3.0  # seconds a stop waits for the shuffle monitor to read the last rows
 STALLED_AFTER: Final = 10.0  # the queue not emptied for this long: no watchdog ping
 # What each device event says of its device's health, for STATUS= and the live view.
 HEALTH: Final[Mapping[type[m.Event], str]] = {
@@ -95,6 +97,7 @@ class TableLoop:
         view: LiveView,
         console: Console | None,
         snapshots: Snapshots | None = None,
+        shuffles: ShuffleWatch | None = None,
     ) -> None:
         self.settings = settings
         self.options = options
@@ -111,6 +114,7 @@ class TableLoop:
         if console is not None:
             console.pace(options.pace_ms)
         self.snapshots = snapshots
+        self.shuffles = shuffles
         self.ready = False
         self.next_step = 0.0
         self.unhealthy = False
@@ -160,7 +164,7 @@ class TableLoop:
             # thing it needs is an event, so the loop sleeps on the queue, not spins.
         return wait
 
-    def _take(self, item: m.Event | tuple[Command, Ticket] | Interrupt) -> Item | None:
+    def _take(self, item: m.Event | tuple[Command, Ticket] | Interrupt | Note) -> Item | None:
         """Handle ``item`` and the device events queued behind it (group commit): one
         transaction for them all, then each device acknowledged, as every event is, only
         once its rows are durable. What ends the group (a command, a stop, the next
@@ -211,7 +215,10 @@ class TableLoop:
             entry.get("type") in ENDS or "opened" in entry for entry in self.journal.held_from(held)
         )
 
-    def _handle(self, item: m.Event | tuple[Command, Ticket] | Interrupt) -> None:
+    def _handle(self, item: m.Event | tuple[Command, Ticket] | Interrupt | Note) -> None:
+        if isinstance(item, Note):
+            self.journal.record(item.entry)  # between two inputs: a commit of its own
+            return
         if isinstance(item, Interrupt):
             # Found off this thread (the journal's full check): play stops, and the
             # simulated console's floorperson, who would clear it, plays no more.
@@ -334,13 +341,32 @@ class TableLoop:
             "seq": self.journal.file.last_seq,
             "devices": dict(self.health),
             "need": table.need.value,
-            "accepts": accepts(table),
+            "accepts": self._accepts(),
             "decision": table.decisions(),
+            "shuffle_alert": None if self.shuffles is None else self.shuffles.view(),
         }
+
+    def _accepts(self) -> list[str]:
+        """The table's, and the floorperson's acknowledgement while a shuffle alert waits."""
+        names = accepts(self.table)
+        if self.shuffles is not None and self.shuffles.waiting():
+            names = sorted({*names, AcknowledgeShuffleAlert.name})
+        return names
 
     def connecting(self) -> str:
         waiting = [name for name, health in self.health.items() if health != "connected"]
         return f"connecting: {', '.join(waiting)}"
+
+    def _last_notes(self) -> None:
+        """At a stop: the shuffle alerts of the last rows, written before the journal
+        closes, once the monitor has read them (``SETTLE`` seconds at most; one it has
+        not found by then is found at the next start). Nothing else is taken now."""
+        if self.shuffles is None:
+            return
+        self.shuffles.settle(self.journal.file.last_seq, SETTLE)
+        while (item := self.inbox.get(0)) is not None:
+            if isinstance(item, Note):
+                self.journal.record(item.entry)
 
     def _stop(self, reason: str) -> int:
         log.info("daemon_stopping", reason=reason, rounds=self.journal.counts["round_end"])
@@ -350,6 +376,7 @@ class TableLoop:
             self.console.finish()
         for driver in self.drivers.values():
             driver.stop()
+        self._last_notes()
         self.journal.file.close()
         self.api.close()
         return EXIT_OK

@@ -44,6 +44,7 @@ from controller.daemon.integrity import JournalGuard, LostTail
 from controller.daemon.logaside import LogAside, log_path, stderr_is_terminal, view_failure
 from controller.daemon.loop import StatusLine, TableLoop
 from controller.daemon.sdnotify import Notifier, NotifyEnvError
+from controller.daemon.shuffles import ShuffleWatch
 from controller.daemon.view import LiveView
 from controller.errors import EXIT_FAILURE, EXIT_USAGE, EXPECTED, fail
 from controller.journal import JournalError
@@ -144,7 +145,7 @@ def _start(
 ) -> int:
     """Open the journal, the API and the devices, build the table, run its thread."""
     status = StatusLine(notifier)
-    journal, api, guard = _open(config, inbox, hardware, status, cleanup)
+    journal, api, guard, shuffles = _open(config, inbox, hardware, status, cleanup)
     aside = _log_aside(config, options, hardware, out, cleanup)
     health: dict[str, str] = {}  # each device's, filled once the drivers exist
     view = _view(config, options, health, out, aside)
@@ -162,9 +163,7 @@ def _start(
         for driver in drivers.values():
             driver.start()
             cleanup.callback(driver.stop)
-        view.start()
-        cleanup.callback(view.finish)
-        cleanup.callback(lambda: log.info("daemon_stopped", rounds=view.rounds))
+        _show(view, cleanup)
         status.view = view
         loop = TableLoop(
             settings=config.table,
@@ -180,9 +179,16 @@ def _start(
             view=view,
             console=console,
             snapshots=snapshots,
+            shuffles=shuffles,
         )
         status.show(loop.connecting())
         return loop.run()
+
+
+def _show(view: LiveView, cleanup: contextlib.ExitStack) -> None:
+    view.start()
+    cleanup.callback(view.finish)
+    cleanup.callback(lambda: log.info("daemon_stopped", rounds=view.rounds))
 
 
 def _view(
@@ -221,10 +227,11 @@ def _open(
     hardware: SimulatedHardware | None,
     status: StatusLine,
     cleanup: contextlib.ExitStack,
-) -> tuple[wiring.PublishingJournal, ApiServer, JournalGuard]:
+) -> tuple[wiring.PublishingJournal, ApiServer, JournalGuard, ShuffleWatch]:
     """The journal, checked (``wiring.open_journal``), then the API's sockets serving
-    it, both closed by ``cleanup``; and the guard that checks the whole journal once
-    the table is built, between the API and the table's inbox."""
+    it, both closed by ``cleanup``; the guard that checks the whole journal once the
+    table is built, and the shuffle monitor, both between the API and the table's
+    inbox."""
     if hardware is not None:
         hardware.prepare()
     status.show("opening the journal")
@@ -237,15 +244,21 @@ def _open(
         created=journal_file.created,
     )
     guard = JournalGuard(journal_file, inbox)
+    shuffles = ShuffleWatch(journal_file.path, config.shuffle, guard.submit, inbox.note)
     # A simulated table's sockets are its user's alone.
     dealer, floor, events = wiring.access(config, private=hardware is not None)
-    api = ApiServer(config.api.runtime_dir, guard.submit, dealer=dealer, floor=floor, events=events)
+    api = ApiServer(
+        config.api.runtime_dir, shuffles.submit, dealer=dealer, floor=floor, events=events
+    )
     api.start()
     cleanup.callback(api.close)
     journal = wiring.PublishingJournal(journal_file, api)
     journal.watchers.append(LostTail())
+    journal.watchers.append(shuffles.observe)
     _check_journal(journal)
-    return journal, api, guard
+    shuffles.start()  # it reads the journal from row 1, beside the table
+    cleanup.callback(shuffles.stop)
+    return journal, api, guard, shuffles
 
 
 def _check_journal(journal: wiring.PublishingJournal) -> None:

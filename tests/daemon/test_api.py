@@ -212,8 +212,10 @@ def test_docs_list_every_command_on_its_socket() -> None:
 
 def test_the_floorpersons_commands_are_only_on_the_floor_socket() -> None:
     floor = {name for name, spec in COMMANDS.items() if spec.role is Role.FLOOR}
-    # 551.2(e), 551.5(a)/(f)/(g), 551.6(k)(1), 551.16(m): the floorperson's own acts.
-    assert floor == {"floor_clear", "inspect_reader", "reshuffle", "recut", "permit_wagering"}
+    # 551.2(e), 551.5(a)/(f)/(g), 551.6(k)(1), 551.16(m): the floorperson's own acts; and
+    # the floorperson's acknowledgement of a shuffle alert (GLI-29: the floor decides).
+    floorperson = {"floor_clear", "inspect_reader", "reshuffle", "recut", "permit_wagering"}
+    assert floor == floorperson | {"acknowledge_shuffle_alert"}
     assert COMMANDS["wager"].role is Role.DEALER
     assert COMMANDS["dealers_card"].role is Role.DEALER
 

@@ -22,6 +22,7 @@ from controller.config import (
     ConfigError,
     Game,
     SerialDevice,
+    ShuffleSettings,
     SocketAccess,
     TableSettings,
     load_config,
@@ -158,7 +159,7 @@ CASES: list[tuple[str, str, str, str, str]] = [
         BACCARAT,
         "[table]",
         "[tables]\n[table]",
-        "tables: unknown key; expected one of table, rules, devices, journal, api",
+        "tables: unknown key; expected one of table, rules, devices, journal, shuffle, api",
     ),
     (
         "unknown table key",
@@ -665,6 +666,42 @@ CASES: list[tuple[str, str, str, str, str]] = [
         "decks = 6\nreader_reveals_hole_card = false",
         "rules.reader_reveals_hole_card: set devices.reader.reveals_hole_card instead (551.16(l))",
     ),
+    # The shuffle monitor: GLI-29's 99 % or COMAR's 95 %, a window of 1-100 shoes.
+    (
+        "shuffle confidence not offered",
+        BACCARAT,
+        "[table]",
+        "[shuffle]\nconfidence = 0.9\n[table]",
+        "shuffle.confidence: expected 0.99 or 0.95, got 0.9",
+    ),
+    (
+        "shuffle confidence as text",
+        BACCARAT,
+        "[table]",
+        '[shuffle]\nconfidence = "99%"\n[table]',
+        "shuffle.confidence: expected 0.99 or 0.95, got '99%'",
+    ),
+    (
+        "shuffle window out of range",
+        BACCARAT,
+        "[table]",
+        "[shuffle]\nwindow = 0\n[table]",
+        "shuffle.window: expected 1 to 100 shoes, got 0",
+    ),
+    (
+        "shuffle monitor not a flag",
+        BACCARAT,
+        "[table]",
+        '[shuffle]\nmonitor = "off"\n[table]',
+        "shuffle.monitor: expected true or false, got 'off'",
+    ),
+    (
+        "unknown shuffle key",
+        BACCARAT,
+        "[table]",
+        "[shuffle]\nalpha = 0.01\n[table]",
+        "shuffle.alpha: unknown key; expected one of monitor, confidence, window",
+    ),
 ]
 
 
@@ -708,6 +745,15 @@ def test_defaults_fill_what_a_minimal_baccarat_file_leaves_out(tmp_path: Path) -
         for name in ("dealer", "floor", "events")
     }
     assert list(config.devices.named()) == ["shoe"]
+    assert config.shuffle == ShuffleSettings(monitor=True, confidence=0.99, window=10)
+
+
+def test_the_shuffle_monitor_at_95_percent_or_off(tmp_path: Path) -> None:
+    text = BACCARAT.replace("[table]", "[shuffle]\nconfidence = 0.95\nwindow = 20\n[table]")
+    config = load_config(write(tmp_path, text), check_files=False)
+    assert config.shuffle == ShuffleSettings(monitor=True, confidence=0.95, window=20)
+    text = BACCARAT.replace("[table]", "[shuffle]\nmonitor = false\n[table]")
+    assert not load_config(write(tmp_path, text), check_files=False).shuffle.monitor
 
 
 def test_spanish21_defaults_and_the_reader(tmp_path: Path) -> None:
