@@ -1,11 +1,14 @@
 """The floor console's shuffle-alert banner and its acknowledgement (issue 14), in a real
-browser against a real ``tablectl web`` and a real simulated daemon: a table that has
-played a few rounds, its journal then given a ``shuffle_alert`` row written with the
-project's journal class (the row the daemon writes at a shoe's end), the daemon started
-again on it. /floor shows the alert (shoe, failed checks, smallest p-value); the
-console's generic form offers ``acknowledge_shuffle_alert`` with its int field ``shoe``
-filled in with the alert's shoe; sending it journals the command with the login, and
-the banner goes."""
+browser against a real ``tablectl web`` and a real simulated daemon: a table whose
+shuffler riffles once (``--shuffle-model riffle:1``) plays into its third shoe, the
+daemon journaling the second's alert; started again on that journal, the daemon ends
+the third shoe (its shoe's cards loaded again mid-shoe, 545.3(b)), whose riffled order
+alerts too, and plays on slowly enough that no other shoe ends. /floor shows the latest
+alert (shoe, failed checks, smallest p-value) and the earlier one from the daemon's
+status; the console's generic form offers ``acknowledge_shuffle_alert`` (in ``accepts``
+while an alert waits) with its int field ``shoe`` filled in with the latest alert's
+shoe; sending it journals the command with the login, and the banner goes: one
+acknowledgement covers the earlier alert too."""
 
 from __future__ import annotations
 
@@ -16,16 +19,12 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser
 
-from controller.journal import SqliteJournal
 from tests.support.browser import chromium, open_page
 from tests.support.floor import users_file  # in this process: no argon2 subprocesses
-from tests.support.web import Web, commands_in, simulated_daemon, web_process
+from tests.support.web import Web, commands_in, journal_entries, simulated_daemon, web_process
 
-ALERT = {"type": "shuffle_alert", "shoe": 1, "game": "baccarat", "confidence": 0.99,
-         "window": 10, "threshold": 5e-6, "failed": ["rising_sequences", "spearman@window"],
-         "p_values": {"rising_sequences": 3.2e-7, "spearman@window": 1e-6, "chi2": 0.41},
-         "tests": [{"name": "rising_sequences", "statistic": 2.0, "p_value": 3.2e-7, "n": 416}],
-         "tested_on": "2026-12-02T04:30:00+00:00"}  # fmt: skip
+# Seed 11's first two shoes end after 159 rounds: the 170th is in the third.
+RIFFLED = ["--shuffle-model", "riffle:1", "--seed", "11", "--rounds", "170", "--pace-ms", "0"]
 
 
 @pytest.fixture(scope="module")
@@ -38,39 +37,48 @@ def browser() -> Iterator[Browser]:
 def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Web]:
     root = tmp_path_factory.mktemp("shufflealert")
     table = root / "table"
-    argv = [sys.executable, "-m", "controller.cli", "run", "--simulate", "--rounds", "2"]
-    argv += ["--pace-ms", "0", "--seed", "5", "--workdir", str(table)]
-    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    argv = [sys.executable, "-m", "controller.cli", "run", "--simulate", *RIFFLED]
+    done = subprocess.run(
+        [*argv, "--workdir", str(table)], stdin=subprocess.DEVNULL, capture_output=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
-    with SqliteJournal(table / "journal.db") as journal:
-        journal.record(ALERT)
     users = users_file(root / "users.toml")
-    # Slow enough that the shoe does not end (and no other alert comes) meanwhile.
+    # Slow enough that the next shoe does not end (no other alert comes) meanwhile.
     with simulated_daemon(table, "--pace-ms", "1000"), web_process(table, users) as w:
         yield w
 
 
-def test_the_floor_console_shows_the_alert(browser: Browser, web: Web) -> None:
+def p_text(p: float) -> str:
+    """A p-value as the page writes it (JavaScript's toExponential(1) below 0.001)."""
+    if p >= 0.001:
+        return f"{p:.3f}"
+    mantissa, exponent = f"{p:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def test_the_floor_sees_the_alert_and_acknowledges_it_with_the_shoe_filled_in(
+    browser: Browser, web: Web
+) -> None:
     floor = open_page(browser, web.base, "/floor", "fred").page
-    floor.wait_for_selector("#shuffle-alert-text")
+    floor.wait_for_selector("#shuffle-alert-text[data-shoe='3']")
+    alerts = [e for _, e in journal_entries(web.journal) if e["type"] == "shuffle_alert"]
+    assert [a["shoe"] for a in alerts] == [2, 3] and all(a["failed"] for a in alerts)
+    latest, p_values = alerts[-1], alerts[-1]["p_values"]
     assert floor.inner_text("#shuffle-alert-text") == (
-        "Shuffle alert, shoe 1: rising_sequences, spearman@window; smallest p-value 3.2e-7"
+        f"Shuffle alert, shoe 3: {', '.join(latest['failed'])}; "
+        f"smallest p-value {p_text(min(p_values.values()))} (also shoe 2)"
     )
     assert floor.locator("#shuffle-alert").get_attribute("role") == "alert"
-    floor.context.close()
-
-
-def test_the_floor_acknowledges_it_with_the_shoe_filled_in(browser: Browser, web: Web) -> None:
-    floor = open_page(browser, web.base, "/floor", "fred").page
-    floor.wait_for_selector("#shuffle-alert-text")
     form = floor.locator("#commands [data-command=acknowledge_shuffle_alert]")
-    form.wait_for(timeout=10_000)
+    form.wait_for()
     shoe = form.locator("input[name=shoe]")
-    assert shoe.get_attribute("type") == "number" and shoe.input_value() == "1"
+    assert shoe.get_attribute("type") == "number" and shoe.input_value() == "3"
     form.locator("button").click()
     floor.wait_for_selector("#answer-text:has-text('acknowledge shuffle alert: done')")
     floor.wait_for_selector("#shuffle-alert[hidden]", state="attached")
     assert floor.locator("#shuffle-alert-text").count() == 0
     (sent,) = commands_in(web.journal, "acknowledge_shuffle_alert")
-    assert sent["shoe"] == 1 and sent["login"] == "fred"
+    assert sent["shoe"] == 3 and sent["login"] == "fred"
+    # No alert waits now: the form is gone with it (the status's accepts).
+    form.wait_for(state="detached")
     floor.context.close()

@@ -188,7 +188,8 @@ function pit(view) {
 }
 
 function pValue(p) {
-  return typeof p !== "number" ? "–" : p < 0.001 ? p.toExponential(1) : p.toFixed(3);
+  if (typeof p !== "number") return "–";
+  return p === 0 ? "0" : p < 0.001 ? p.toExponential(1) : p.toFixed(3);
 }
 
 // The daemon's status "shuffle_alert" (controller/boards/shufflealerts.py): the latest
