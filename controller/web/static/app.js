@@ -68,10 +68,20 @@ function layout(view) {
   fill("result", el("p", { id: "result-text" }, resultText(view.result)), ...payouts(view.result));
 }
 
-let specs = {};
+// The role's command specs; null while the daemon has not said them (it was away when
+// the page loaded): asked again once it is reached.
+let specs = null;
+let asking = false;
 async function loadCommands() {
-  const reply = await fetch("/api/commands", { credentials: "same-origin" });
-  specs = (await reply.json()).commands || {};
+  asking = true;
+  try {
+    const reply = await fetch("/api/commands", { credentials: "same-origin" });
+    specs = (await reply.json()).commands || null;
+  } catch (e) {
+    specs = null;
+  } finally {
+    asking = false;
+  }
 }
 
 // A field the status fills in: acknowledge_shuffle_alert's shoe is the latest alert's.
@@ -102,7 +112,7 @@ function commandForm(name, fields, preset, filled) {
 function showCommands(status) {
   if (!$("commands")) return;
   const accepts = status && status.accepts;
-  const names = Object.keys(specs).filter((n) => !accepts || accepts.includes(n));
+  const names = Object.keys(specs || {}).filter((n) => !accepts || accepts.includes(n));
   const decision = status && status.decision;
   const filled = Object.fromEntries(names.filter((n) => PREFILL[n]).map((n) => [n, PREFILL[n](status)]));
   const key = names.join(",") + JSON.stringify(decision) + JSON.stringify(filled);
@@ -224,6 +234,7 @@ function render(message) {
   fill("halts", ...faults(view));
   fill("prompt", view.prompt || words(view.state || ""), el("small", {}, view.section || ""));
   layout(view);
+  if (specs === null && connected && csrf && !asking) loadCommands().then(() => showCommands(status));
   showCommands(status);
   if (page === "floor") shuffleAlert(view, status);
   if (page === "floor") fill("recent", ...(view.recent || []).slice().reverse().map((e) =>
