@@ -359,9 +359,11 @@ def test_the_pit_page_shows_a_shuffle_alert_until_it_is_acknowledged(
 
 def test_a_simulated_table_through_the_real_uplink_reaches_the_floors_pit(env: Env) -> None:
     """End to end: ``tablectl run --simulate`` -> its journal -> ``tablectl uplink`` ->
-    Mosquitto -> ``tablectl floor`` -> /api/pit."""
+    Mosquitto -> ``tablectl floor`` -> /api/pit. Its shuffler riffles once: the daemon's
+    alert on its second shoe (seed 11's first two end after 159 rounds) is on the pit."""
     table = env.root / "e2e-table"
-    daemon = simulated_table(table, "--rounds", "4", "--pace-ms", "0", "--seed", "11")
+    riffled = ["--shuffle-model", "riffle:1", "--seed", "11"]
+    daemon = simulated_table(table, "--rounds", "170", "--pace-ms", "0", *riffled)
     journal = table / "journal.db"
     wait_for_file(journal)
     login = password_broker(env.broker, "BAC-18", env.root / "e2e-password")
@@ -373,7 +375,11 @@ def test_a_simulated_table_through_the_real_uplink_reaches_the_floors_pit(env: E
         view = wait_for(lambda: tables(env.fred).get("BAC-18", {}).get("seq") == stored[-1][0]
                         and tables(env.fred)["BAC-18"], timeout=30)  # fmt: skip
         assert view["game"] == "baccarat" and view["online"] is True
-        assert view["round"] == rounds[-1]["round"] and view["rounds"] == len(rounds) == 4
+        assert view["round"] == rounds[-1]["round"] and view["rounds"] == len(rounds) == 170
         assert view["missing"] == [] and view["devices"]  # the devices' health, as the pit shows
+        (alert,) = [e for _, _, e in stored if e["type"] == "shuffle_alert"]
+        assert view["shuffle_alert"]["shoes"] == [alert["shoe"]] == [2]
+        assert view["shuffle_alert"]["latest"]["failed"] == alert["failed"]
+        assert "shuffle" in view["needs"]
         assert uplink.stop() == 0
     wait_for(lambda: tables(env.fred)["BAC-18"]["online"] is False)  # stopped: offline
