@@ -4,6 +4,11 @@ row's time, the table's retained status (online, or offline by its last will), a
 the follower's track of it (its missing rows); the tables in the order of what needs a
 floorperson first (``NEEDS``).
 
+The shuffle alerts no floorperson has acknowledged (controller/boards/shufflealerts.py,
+the reader the daemon and the uplink use) come from the rows the floor received, or
+from the status (``shuffle_alert``) when it is as new as the last row that changed them:
+a floor that joined after an alert was raised learns it from the status only.
+
 A table's game comes from its journal's first row (``{"type": "journal", "game": ...}``),
 from its status when the status names it, or from the follower's saved track (a
 restarted floor); until then its entries wait, in order, and its card shows what its
@@ -22,15 +27,20 @@ from typing import Any, Final
 from controller.boards.history import row_time
 from controller.boards.pit import Pit
 from controller.boards.scoreboard import BoardError
+from controller.boards.shufflealerts import ShuffleAlerts
 from controller.boards.tablestate import STOPPED
 from controller.floor.tracks import Track
 from controller.uplink.messages import JournalMessage
 from controller.web import shifts
 
 # What needs a floorperson, first first: a table whose uplink is gone, play stopped
-# (a halt), a fault this shift, a device lost, unavailable, refused or in fault, rows
-# that never reached the floor. A table needing none comes after, all by table id.
-NEEDS: Final = ("offline", "stopped", "fault", "device", "gap")
+# (a halt), a fault this shift, a device lost, unavailable, refused or in fault, a
+# shuffle alert not yet acknowledged, rows that never reached the floor. A table
+# needing none comes after, all by table id. A shuffle alert never stops play (the
+# floorperson decides), so it comes after what keeps a table from dealing right now;
+# but it is the table's own game at risk (a shuffler leaving patterns players can
+# follow), where a gap is the floor's record missing rows the table itself still has.
+NEEDS: Final = ("offline", "stopped", "fault", "device", "shuffle", "gap")
 BAD_HEALTH: Final = frozenset({"lost", "unavailable", "refused", "fault"})
 WAITING: Final = 500  # a table's entries kept while its game is not known (its first rows)
 
@@ -42,6 +52,7 @@ def needs(view: Mapping[str, Any]) -> list[str]:
         "stopped": bool(view.get("halted")),
         "fault": bool((view.get("faults") or {}).get("count")),
         "device": any(health in BAD_HEALTH for health in (view.get("devices") or {}).values()),
+        "shuffle": bool(view.get("shuffle_alert")),
         "gap": bool(view.get("missing")),
     }
     return [need for need in NEEDS if found[need]]
@@ -63,6 +74,8 @@ class FloorTable:
         self.next_shift = 0.0
         self.status: dict[str, Any] = {}  # the last online status
         self.online: bool | None = None
+        self.alerts = ShuffleAlerts()  # from the rows received
+        self.alerts_seq = 0  # the last row that changed them
         self._waiting: deque[tuple[int, Mapping[str, object], float]] = deque(maxlen=WAITING)
 
     def know(self, game: object) -> None:
@@ -76,6 +89,8 @@ class FloorTable:
             self._feed(*self._waiting.popleft())
 
     def feed(self, seq: int, entry: Mapping[str, object], at: float) -> None:
+        if self.alerts.feed(entry):
+            self.alerts_seq = seq
         if entry.get("type") == "journal":
             self.know(entry.get("game"))
         if self.pit is None:
@@ -117,9 +132,20 @@ class FloorTable:
             seq=track.seq if track is not None else view["seq"],
             missing=track.missing if track is not None else [],
             missing_rows=track.missing_rows if track is not None else 0,
+            shuffle_alert=self.shuffle_alert(),
         )
         view["needs"] = needs(view)
         return view
+
+    def shuffle_alert(self) -> object:
+        """The status's alerts when it says them and is as new as the rows that moved
+        them (it is the whole journal's word); else the rows'."""
+        status = self.status
+        said = "shuffle_alert" in status and isinstance(status.get("seq"), int)
+        if said and status["seq"] >= self.alerts_seq:
+            given = status["shuffle_alert"]
+            return given if isinstance(given, dict) else None
+        return self.alerts.view()
 
 
 class FloorPit:

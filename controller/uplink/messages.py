@@ -12,8 +12,11 @@ carries a value, 551.8(e)). A receiver deduplicates by ``seq``.
 
 The status message (retained) is a JSON object: ``table``, ``online``, and, while
 online, ``game``, ``state``, ``shoe``, ``round``, ``halted``, ``devices`` (device -> health, as
-the pit shows it), ``seq`` (the last row published) and ``at`` (when, ISO 8601). The
-uplink's last will is ``offline(table)``: the broker sets it when the uplink is gone.
+the pit shows it), ``shuffle_alert`` (null, or the shuffle-quality alerts no floorperson
+has acknowledged yet: ``{"shoes": [N, ...], "latest": {"shoe", "failed", "p_value",
+"confidence"}}``, controller/boards/shufflealerts.py ``ShuffleAlerts.view``), ``seq`` (the
+last row published) and ``at`` (when, ISO 8601). The uplink's last will is
+``offline(table)``: the broker sets it when the uplink is gone.
 """
 
 from __future__ import annotations
@@ -111,8 +114,8 @@ def _check_table(table: object) -> None:
 
 
 def status_message(table_id: str, status: Mapping[str, object]) -> bytes:
-    """The retained status of an online table (``status``: state, shoe, round, halted,
-    devices, seq, at)."""
+    """The retained status of an online table (``status``: game, state, shoe, round,
+    halted, devices, shuffle_alert, seq, at)."""
     return json.dumps({"table": table_id, "online": True, **status}, sort_keys=True).encode()
 
 

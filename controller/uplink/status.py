@@ -2,7 +2,9 @@
 derived from its journal entries alone: the state, shoe, round and halt as
 controller/boards/tablestate.py reads them, the devices' health as the pit shows it
 (controller/boards/pit.py ``HEALTH``), the game its first row names (so a floor that
-joins after that row still knows it), the last row fed and its time.
+joins after that row still knows it), the shuffle alerts not yet acknowledged
+(controller/boards/shufflealerts.py, the reader the daemon and the floor use too), the
+last row fed and its time.
 
 Rebuilt from row 1 at start (``rebuild``), so a restarted uplink publishes the same
 status the table had; then fed each row as it is published. No card is in it.
@@ -14,6 +16,7 @@ import json
 from collections.abc import Mapping
 
 from controller.boards.pit import HEALTH
+from controller.boards.shufflealerts import ShuffleAlerts
 from controller.boards.tablestate import TableState
 from controller.uplink.outbox import Outbox
 
@@ -25,12 +28,14 @@ class Status:
         self.seq = 0
         self.at: str | None = None
         self.game: str | None = None  # the journal's first row names it
+        self.alerts = ShuffleAlerts()
 
     def feed(self, seq: int, ts: str, entry: Mapping[str, object]) -> None:
         if seq <= self.seq:
             return  # fed already: republished after a reconnect
         self.seq, self.at = seq, ts
         self._table.feed(entry)
+        self.alerts.feed(entry)
         if entry.get("type") == "journal" and isinstance(entry.get("game"), str):
             self.game = str(entry["game"])
         if entry.get("type") == "device" and str(entry.get("event")) in HEALTH:
@@ -51,6 +56,7 @@ class Status:
             **self._table.view(),
             "halted": self._table.halted,
             "devices": dict(sorted(self.devices.items())),
+            "shuffle_alert": self.alerts.view(),
         }
 
     def view(self) -> dict[str, object]:

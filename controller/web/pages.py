@@ -32,6 +32,7 @@ BODIES: Final = {
 <section><h2>Commands</h2><div id="commands"></div><div id="answer" role="status"></div></section>
 <section><h2>Refusals</h2><div id="refusals"></div></section>""",
     "floor": """
+<section id="shuffle-alert" class="alert" role="alert" hidden></section>
 <section id="prompt" class="prompt"></section>
 <section><h2>Table</h2><div id="state"></div><div id="devices"></div></section>
 <section><h2>Faults and what clears them</h2><div id="halts"></div></section>

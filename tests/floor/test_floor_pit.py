@@ -18,6 +18,8 @@ from controller.floor.tracks import Track
 from controller.uplink.messages import journal_message, offline, parse_journal, parse_status
 
 TS = "2026-12-02T02:00:00.000000+00:00"
+ALERT = {"type": "shuffle_alert", "shoe": 1, "confidence": 0.99, "failed": ["rising_sequences"],
+         "p_values": {"rising_sequences": 2e-5, "chi2": 0.3}}  # fmt: skip
 
 
 def test_a_track_drops_duplicates_and_records_a_gap_and_its_late_rows() -> None:
@@ -75,14 +77,17 @@ def test_the_pit_orders_tables_by_what_needs_a_floorperson_first() -> None:
     floor = FloorPit()
     at = datetime.fromisoformat(TS).timestamp()
     header = {"type": "journal", "format": 1, "game": "baccarat"}
-    for table in ("A-quiet", "B-gap", "C-device", "D-fault", "E-halted", "F-offline", "G-quiet"):
+    names = ("A-quiet", "B-gap", "C-device", "D-fault", "E-halted", "F-offline", "G-quiet")
+    for table in (*names, "H-shuffle"):
         _feed(floor, table, 1, {**header, "table": table})
         _status(floor, table, online=True)
     _feed(floor, "C-device", 2, {"type": "device", "event": "device_lost", "device": "shoe"})
     _feed(floor, "D-fault", 2, {"type": "irregularity", "cause": "face_up", "section": "545.10"})
     _feed(floor, "E-halted", 2, {"type": "halt", "cause": "device_lost", "device": "shoe"})
+    _feed(floor, "H-shuffle", 2, ALERT)
     _status(floor, "F-offline", online=False)
     tracks_now = {t: Track(1, "baccarat") for t in ("A-quiet", "C-device", "G-quiet")}
+    tracks_now["H-shuffle"] = Track(2, "baccarat")
     tracks_now["B-gap"] = Track(9, "baccarat", [[2, 8]])
     views = floor.views(tracks_now, now=at)
     assert [v["table"] for v in views] == [
@@ -90,6 +95,7 @@ def test_the_pit_orders_tables_by_what_needs_a_floorperson_first() -> None:
         "E-halted",
         "D-fault",
         "C-device",
+        "H-shuffle",
         "B-gap",
         "A-quiet",
         "G-quiet",
@@ -100,7 +106,48 @@ def test_the_pit_orders_tables_by_what_needs_a_floorperson_first() -> None:
     assert by_table["C-device"]["devices"] == {"shoe": "lost"}
     assert by_table["B-gap"]["missing"] == [[2, 8]] and by_table["B-gap"]["missing_rows"] == 7
     assert by_table["A-quiet"]["needs"] == [] and by_table["F-offline"]["online"] is False
-    assert [need_order(v)[0] for v in views] == [0, 1, 2, 3, 4, 5, 5] and len(NEEDS) == 5
+    assert by_table["H-shuffle"]["needs"] == ["shuffle"]
+    assert by_table["H-shuffle"]["shuffle_alert"]["latest"]["failed"] == ["rising_sequences"]
+    assert by_table["A-quiet"]["shuffle_alert"] is None
+    assert [need_order(v)[0] for v in views] == [0, 1, 2, 3, 4, 5, 6, 6] and len(NEEDS) == 6
+
+
+def _alert_status(floor: FloorPit, table: str, seq: int, said: object) -> None:
+    payload = json.dumps({"table": table, "online": True, "seq": seq, "shuffle_alert": said})
+    floor.on_status(table, parse_status(payload.encode()), 0.0)
+
+
+def test_a_shuffle_alert_from_the_rows_or_from_a_status_as_new_until_acknowledged() -> None:
+    floor = FloorPit()
+    tracks_now = {"S-rows": Track(3), "S-late": Track(12)}
+
+    def alert_of(table: str) -> object:
+        return {v["table"]: v for v in floor.views(tracks_now)}[table]["shuffle_alert"]
+
+    # From row 1: the rows say it, a status of an uplink that does not is no matter.
+    _feed(floor, "S-rows", 1, {"type": "journal", "format": 1, "game": "baccarat"})
+    _feed(floor, "S-rows", 2, {**ALERT, "shoe": 4})
+    _status(floor, "S-rows", online=True)
+    rows_said = alert_of("S-rows")
+    assert rows_said == {"shoes": [4], "latest": {"shoe": 4, "failed": ["rising_sequences"],
+                                                  "p_value": 2e-5, "confidence": 0.99}}  # fmt: skip
+    _feed(floor, "S-rows", 3, {"type": "command", "command": "acknowledge_shuffle_alert",
+                               "shoe": 4, "login": "fred"})  # fmt: skip
+    assert alert_of("S-rows") is None
+    # Joined after the alert (its row came before the floor did): the status says it.
+    _alert_status(floor, "S-late", 10, rows_said)
+    _feed(floor, "S-late", 11, {"type": "shuffled", "shoe": 5})
+    assert alert_of("S-late") == rows_said
+    (late,) = [v for v in floor.views(tracks_now) if v["table"] == "S-late"]
+    assert late["needs"] == ["shuffle"]
+    # Its acknowledgement row is newer than the status: the rows' word until the next.
+    _feed(floor, "S-late", 12, {"type": "command", "command": "acknowledge_shuffle_alert",
+                                "shoe": 4, "login": "fred"})  # fmt: skip
+    assert alert_of("S-late") is None
+    _alert_status(floor, "S-late", 12, None)
+    assert alert_of("S-late") is None
+    _alert_status(floor, "S-late", 13, "not an alert")  # a status not of this protocol
+    assert alert_of("S-late") is None
 
 
 def test_a_withheld_row_moves_the_seq_not_the_pit_and_the_game_can_come_later() -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser
 
 from controller.uplink.messages import journal_message
 from tests.support.boards import journal_rows, settled
@@ -42,6 +43,17 @@ TABLES = [f"BAC-{n:02d}" for n in range(1, 20)]
 HEADER = {"type": "journal", "format": 1, "game": "baccarat", "sealing_key": None}
 
 
+def alert(shoe: int, failed: list[str], p_values: dict[str, float]) -> dict[str, object]:
+    """A ``shuffle_alert`` row as the daemon journals it at a shoe's end."""
+    return {"type": "shuffle_alert", "shoe": shoe, "game": "baccarat", "confidence": 0.99,
+            "window": 10, "failed": failed, "p_values": p_values}  # fmt: skip
+
+
+def acknowledge(shoe: int) -> dict[str, object]:
+    return {"type": "command", "command": "acknowledge_shuffle_alert", "shoe": shoe,
+            "login": "fred"}  # fmt: skip
+
+
 @dataclass
 class Env:
     root: Path
@@ -61,6 +73,12 @@ class Env:
         publisher.status(state="starting", shoe=None, round=None, halted=False, devices={})
         wait_for(lambda: table in tables(fred))
         return publisher
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -150,9 +168,9 @@ def test_duplicates_are_dropped_and_a_gap_is_shown(env: Env) -> None:
 
 
 def test_the_tables_that_need_a_floorperson_come_first(env: Env) -> None:
-    mine = ["BAC-10", "BAC-11", "BAC-12", "BAC-13", "BAC-14", "BAC-15"]
-    quiet, halted, offline, lost, gap, fault = mine
-    for table in (quiet, halted, lost, gap, fault):
+    mine = ["BAC-10", "BAC-11", "BAC-12", "BAC-13", "BAC-14", "BAC-15", "BAC-17"]
+    quiet, halted, offline, lost, gap, fault, alerted = mine
+    for table in (quiet, halted, lost, gap, fault, alerted):
         publisher = env.publisher(table)
         publisher.status(state="place your bets", shoe=1, round=2, halted=False, devices={})
         publisher.rows([(1, HEADER), (2, {"type": "shuffled", "shoe": 1})])
@@ -165,6 +183,7 @@ def test_the_tables_that_need_a_floorperson_come_first(env: Env) -> None:
             },
             lost: {"type": "device", "event": "device_lost", "device": "shoe"},
             fault: {"type": "irregularity", "cause": "card_face_up", "section": "545.10"},
+            alerted: alert(1, ["rising_sequences"], {"rising_sequences": 1e-5}),
         }.get(table)
         if extra is not None:
             publisher.row(3, extra)
@@ -179,12 +198,14 @@ def test_the_tables_that_need_a_floorperson_come_first(env: Env) -> None:
     def order() -> list[str]:
         return [v["table"] for v in pit(env.fred)["tables"] if v["table"] in mine]
 
-    settles(order, [offline, halted, fault, lost, gap, quiet])
+    settles(order, [offline, halted, fault, lost, alerted, gap, quiet])
     views = tables(env.fred)
     assert views[halted]["needs"] == ["stopped", "fault"]
     assert views[halted]["state"] == "play stopped: floorperson called"
     assert views[lost]["needs"] == ["device"] and views[lost]["devices"] == {"shoe": "lost"}
     assert views[gap]["needs"] == ["gap"] and views[quiet]["needs"] == []
+    assert views[alerted]["needs"] == ["shuffle"]
+    assert views[alerted]["shuffle_alert"]["latest"]["failed"] == ["rising_sequences"]
     assert views[offline]["needs"] == ["offline"] and views[offline]["state"] == "place your bets"
     everyone = [v["table"] for v in pit(env.fred)["tables"]]
     assert everyone.index(offline) == 0  # before every other table on the floor
@@ -279,30 +300,70 @@ def test_a_floor_killed_mid_stream_gets_every_row_after_its_restart(env: Env) ->
         assert again.stop() == 0
 
 
-def test_a_floor_browser_sees_every_table_in_need_order_updating_live(env: Env) -> None:
+def test_a_floor_browser_sees_every_table_in_need_order_updating_live(
+    env: Env, browser: Browser
+) -> None:
     publisher = env.subscribed(env.fred, "BAC-16")
     publisher.rows([(1, HEADER), (2, {"type": "shuffled", "shoe": 1})])
-    with chromium() as browser:
-        page = open_page(browser, env.floor.base, "/pit", login="fred").page
-        card = page.locator('section[data-table="BAC-16"]')
-        card.wait_for()
-        assert card.get_attribute("data-needs") == "" and "nothing needed" in card.inner_text()
-        shown = page.eval_on_selector_all("section[data-table]", "s => s.map(n => n.dataset.table)")
-        assert shown == [v["table"] for v in pit(env.fred)["tables"]]
-        publisher.row(3, {"type": "halt", "cause": "shuffler_jam", "device": "shuffler"})
-        page.wait_for_selector('section[data-table="BAC-16"][data-needs="stopped fault"]')
-        assert "play stopped: floorperson called" in card.inner_text()
-        shown = page.eval_on_selector_all("section[data-table]", "s => s.map(n => n.dataset.table)")
-        quiet = [v["table"] for v in pit(env.fred)["tables"] if not v["needs"]]
-        assert shown.index("BAC-16") < min(shown.index(t) for t in quiet)
+    page = open_page(browser, env.floor.base, "/pit", login="fred").page
+    card = page.locator('section[data-table="BAC-16"]')
+    card.wait_for()
+    assert card.get_attribute("data-needs") == "" and "nothing needed" in card.inner_text()
+    shown = page.eval_on_selector_all("section[data-table]", "s => s.map(n => n.dataset.table)")
+    assert shown == [v["table"] for v in pit(env.fred)["tables"]]
+    publisher.row(3, {"type": "halt", "cause": "shuffler_jam", "device": "shuffler"})
+    page.wait_for_selector('section[data-table="BAC-16"][data-needs="stopped fault"]')
+    assert "play stopped: floorperson called" in card.inner_text()
+    shown = page.eval_on_selector_all("section[data-table]", "s => s.map(n => n.dataset.table)")
+    quiet = [v["table"] for v in pit(env.fred)["tables"] if not v["needs"]]
+    assert shown.index("BAC-16") < min(shown.index(t) for t in quiet)
+    page.context.close()
+    publisher.close()
+
+
+def test_the_pit_page_shows_a_shuffle_alert_until_it_is_acknowledged(
+    env: Env, browser: Browser
+) -> None:
+    """BAC-04's alert of shoe 3 raised before the floor joined (its status says it, as
+    the uplink publishes it), then shoe 5's in a row; one acknowledgement covers both."""
+    publisher = env.publisher("BAC-04")
+    said = {"shoes": [3], "latest": {"shoe": 3, "failed": ["spearman@window"],
+                                     "p_value": 2e-6, "confidence": 0.99}}  # fmt: skip
+    publisher.status(state="place your bets", shoe=4, round=60, halted=False, devices={},
+                     game="baccarat", seq=20, shuffle_alert=said)  # fmt: skip
+    wait_for(lambda: "BAC-04" in tables(env.fred))
+    page = open_page(browser, env.floor.base, "/pit", login="fred").page
+    card = page.locator('section[data-table="BAC-04"]')
+    page.wait_for_selector('section[data-table="BAC-04"][data-needs="shuffle"]')
+    assert card.locator("p.shuffle").inner_text() == "shuffle alert, shoe 3: spearman@window"
+    assert "a shuffle alert to acknowledge" in card.inner_text()
+    later = alert(5, ["rising_sequences", "position_chi2"], {"chi2": 3e-4})
+    publisher.rows([(21, {"type": "shuffled", "shoe": 5}), (22, later)])
+    page.wait_for_selector('section[data-table="BAC-04"] p.shuffle[data-shoe="5"]')
+    # The rows after the status say only shoe 5: the uplink's next status says both.
+    publisher.status(state="place your bets", shoe=5, round=61, halted=False, devices={},
+                     game="baccarat", seq=22, shuffle_alert={"shoes": [3, 5], "latest": {
+                         "shoe": 5, "failed": ["rising_sequences", "position_chi2"],
+                         "p_value": 3e-4, "confidence": 0.99}})  # fmt: skip
+    page.wait_for_selector('section[data-table="BAC-04"] p.shuffle:has-text("also shoe 3")')
+    assert card.locator("p.shuffle").inner_text() == (
+        "shuffle alert, shoe 5: rising_sequences, position_chi2 (also shoe 3)"
+    )
+    publisher.row(23, acknowledge(5))
+    page.wait_for_selector('section[data-table="BAC-04"][data-needs=""]')
+    assert card.locator("p.shuffle").count() == 0 and "nothing needed" in card.inner_text()
+    page.context.close()
+    assert tables(env.fred)["BAC-04"]["shuffle_alert"] is None
     publisher.close()
 
 
 def test_a_simulated_table_through_the_real_uplink_reaches_the_floors_pit(env: Env) -> None:
     """End to end: ``tablectl run --simulate`` -> its journal -> ``tablectl uplink`` ->
-    Mosquitto -> ``tablectl floor`` -> /api/pit."""
+    Mosquitto -> ``tablectl floor`` -> /api/pit. Its shuffler riffles once: the daemon's
+    alert on its second shoe (seed 11's first two end after 159 rounds) is on the pit."""
     table = env.root / "e2e-table"
-    daemon = simulated_table(table, "--rounds", "4", "--pace-ms", "0", "--seed", "11")
+    riffled = ["--shuffle-model", "riffle:1", "--seed", "11"]
+    daemon = simulated_table(table, "--rounds", "170", "--pace-ms", "0", *riffled)
     journal = table / "journal.db"
     wait_for_file(journal)
     login = password_broker(env.broker, "BAC-18", env.root / "e2e-password")
@@ -314,7 +375,11 @@ def test_a_simulated_table_through_the_real_uplink_reaches_the_floors_pit(env: E
         view = wait_for(lambda: tables(env.fred).get("BAC-18", {}).get("seq") == stored[-1][0]
                         and tables(env.fred)["BAC-18"], timeout=30)  # fmt: skip
         assert view["game"] == "baccarat" and view["online"] is True
-        assert view["round"] == rounds[-1]["round"] and view["rounds"] == len(rounds) == 4
+        assert view["round"] == rounds[-1]["round"] and view["rounds"] == len(rounds) == 170
         assert view["missing"] == [] and view["devices"]  # the devices' health, as the pit shows
+        (alert,) = [e for _, _, e in stored if e["type"] == "shuffle_alert"]
+        assert view["shuffle_alert"]["shoes"] == [alert["shoe"]] == [2]
+        assert view["shuffle_alert"]["latest"]["failed"] == alert["failed"]
+        assert "shuffle" in view["needs"]
         assert uplink.stop() == 0
     wait_for(lambda: tables(env.fred)["BAC-18"]["online"] is False)  # stopped: offline

@@ -11,6 +11,7 @@ const NEED_WORDS = {
   stopped: "play stopped: floorperson called",
   fault: "a fault this shift",
   device: "a device needs attention",
+  shuffle: "a shuffle alert to acknowledge",
   gap: "rows missing on the floor",
 };
 
@@ -28,6 +29,14 @@ function card(t) {
   const devices = Object.entries(t.devices || {});
   if (devices.length) lines.push(el("table", {}, ...devices.map(([n, s]) =>
     el("tr", {}, el("th", {}, n), el("td", { class: s === "connected" ? "" : "error" }, s)))));
+  const alert = t.shuffle_alert && t.shuffle_alert.latest;
+  if (alert) {
+    // The checks by the names tablectl shuffle-report gives them.
+    const others = (t.shuffle_alert.shoes || []).filter((s) => s !== alert.shoe);
+    lines.push(el("p", { class: "error shuffle", "data-shoe": alert.shoe },
+      `shuffle alert, shoe ${alert.shoe}: ${(alert.failed || []).join(", ")}` +
+      (others.length ? ` (also shoe ${others.join(", ")})` : "")));
+  }
   if (t.missing && t.missing.length)
     lines.push(el("p", { class: "error gap" }, `Rows missing: ${t.missing.map(range).join(", ")}`));
   for (const f of (t.faults && t.faults.last) || [])

@@ -68,13 +68,31 @@ function layout(view) {
   fill("result", el("p", { id: "result-text" }, resultText(view.result)), ...payouts(view.result));
 }
 
-let specs = {};
+// The role's command specs; null while the daemon has not said them (it was away when
+// the page loaded): asked again once it is reached.
+let specs = null;
+let asking = false;
 async function loadCommands() {
-  const reply = await fetch("/api/commands", { credentials: "same-origin" });
-  specs = (await reply.json()).commands || {};
+  asking = true;
+  try {
+    const reply = await fetch("/api/commands", { credentials: "same-origin" });
+    specs = (await reply.json()).commands || null;
+  } catch (e) {
+    specs = null;
+  } finally {
+    asking = false;
+  }
 }
 
-function commandForm(name, fields, preset) {
+// A field the status fills in: acknowledge_shuffle_alert's shoe is the latest alert's.
+const PREFILL = {
+  acknowledge_shuffle_alert: (status) => {
+    const alert = status && status.shuffle_alert;
+    return alert && alert.latest ? { shoe: alert.latest.shoe } : {};
+  },
+};
+
+function commandForm(name, fields, preset, filled) {
   const inputs = {};
   const form = el("div", { class: "cmd", "data-command": name });
   const button = el("button", { type: "button", "data-name": name }, preset ? `${words(name)} ${preset.decision}` : words(name));
@@ -83,6 +101,7 @@ function commandForm(name, fields, preset) {
     if (preset && field in preset) continue;
     const input = el("input", { name: field, placeholder: field + (spec.required ? "" : " (optional)"),
       type: spec.type === "bool" ? "checkbox" : spec.type === "int" ? "number" : "text" });
+    if (filled && field in filled) input.value = filled[field];
     inputs[field] = [input, spec];
     form.append(spec.type === "bool" ? el("label", {}, input, ` ${words(field)}`) : input);
   }
@@ -93,9 +112,10 @@ function commandForm(name, fields, preset) {
 function showCommands(status) {
   if (!$("commands")) return;
   const accepts = status && status.accepts;
-  const names = Object.keys(specs).filter((n) => !accepts || accepts.includes(n));
+  const names = Object.keys(specs || {}).filter((n) => !accepts || accepts.includes(n));
   const decision = status && status.decision;
-  const key = names.join(",") + JSON.stringify(decision);
+  const filled = Object.fromEntries(names.filter((n) => PREFILL[n]).map((n) => [n, PREFILL[n](status)]));
+  const key = names.join(",") + JSON.stringify(decision) + JSON.stringify(filled);
   if ($("commands").dataset.key === key) return;
   $("commands").dataset.key = key;
   const forms = [];
@@ -104,7 +124,7 @@ function showCommands(status) {
       for (const d of decision.allowed || [])
         forms.push(commandForm(n, specs[n], { box: decision.box, decision: d }));
       if (decision.rescue) forms.push(commandForm(n, specs[n], { box: decision.box, decision: "rescue" }));
-    } else forms.push(commandForm(n, specs[n]));
+    } else forms.push(commandForm(n, specs[n], undefined, filled[n]));
   }
   fill("commands", ...forms);
 }
@@ -177,6 +197,30 @@ function pit(view) {
   fill("refusals", ...refusals(view.refusals && view.refusals.last));
 }
 
+function pValue(p) {
+  if (typeof p !== "number") return "–";
+  return p === 0 ? "0" : p < 0.001 ? p.toExponential(1) : p.toFixed(3);
+}
+
+// The daemon's status "shuffle_alert" (controller/boards/shufflealerts.py): the latest
+// alert not yet acknowledged; while the daemon is away, the same reader's over the
+// journal (the table model's). It never stops play; the floorperson decides.
+function shuffleAlert(view, status) {
+  const node = $("shuffle-alert");
+  if (!node) return;
+  const alert = status && "shuffle_alert" in status ? status.shuffle_alert : view.shuffle_alert;
+  const latest = alert && alert.latest;
+  node.hidden = !latest;
+  if (!latest) { node.replaceChildren(); return; }
+  const others = (alert.shoes || []).filter((s) => s !== latest.shoe);
+  node.replaceChildren(
+    el("p", { id: "shuffle-alert-text", "data-shoe": latest.shoe },
+      `Shuffle alert, shoe ${latest.shoe}: ${(latest.failed || []).join(", ")}; ` +
+      `smallest p-value ${pValue(latest.p_value)}` +
+      (others.length ? ` (also shoe ${others.join(", ")})` : "")),
+    el("small", {}, "Play goes on: acknowledge it in Commands once you have decided."));
+}
+
 function render(message) {
   const { view, status, connected } = message;
   document.body.dataset.seq = view.seq;
@@ -190,7 +234,9 @@ function render(message) {
   fill("halts", ...faults(view));
   fill("prompt", view.prompt || words(view.state || ""), el("small", {}, view.section || ""));
   layout(view);
+  if (specs === null && connected && csrf && !asking) loadCommands().then(() => showCommands(status));
   showCommands(status);
+  if (page === "floor") shuffleAlert(view, status);
   if (page === "floor") fill("recent", ...(view.recent || []).slice().reverse().map((e) =>
     el("p", {}, `${e.seq} ${words(e.type)}`)));
 }
