@@ -15,7 +15,9 @@ Run: .venv/bin/python benchmarks/shuffle_power.py [--chains R] [--shoes N] [--nu
   alerted on one of their first n shoes; median and largest shoes to the first alert
   (``>N`` when chains did not alert within N).
 * **null**: one chain of ``--null-shoes`` ``random`` shoes (``random.Random("{seed}:null")``):
-  the shoes that alerted at each confidence (targets: at most 1e-4 and 5e-4 a shoe).
+  the shoes that alerted and the alerts raised at each confidence, against the budget
+  (``shoe_alpha``: at most 5e-5 and 2.5e-4 alerting shoes a good shoe), per 10,000 shoes
+  with the 95 % upper limit of the alerting-shoe rate.
 * The plot (matplotlib, ``--out``, docs/shuffle-power.png by default): detection
   probability against shoes observed, one line per model, a panel per confidence.
 """
@@ -31,6 +33,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypedDict
+
+from scipy.stats import chi2
 
 from controller.shuffle.sequential import Monitor
 from controller.shuffle.stats import all_tests
@@ -134,7 +138,23 @@ def null(count: int, seed: int) -> dict[str, object]:
             if alert:
                 tally(rows[i], verdict.p_values, verdict.threshold, raised=not before[i])
             before[i] = alert
+    for row, monitor in zip(rows, monitors, strict=True):
+        row.update(rates(row, count, monitor.alpha))
     return {"shoes": count, **{str(c): row for c, row in zip(CONFIDENCES, rows, strict=True)}}
+
+
+def rates(row: dict[str, Any], count: int, alpha: float) -> dict[str, float]:
+    """The budget (the union bound: at most ``alpha`` alerting shoes a good shoe) and the
+    measured rates per 10,000 good shoes, with the exact (Garwood) one-sided 95 % upper
+    limit of the alerting-shoe rate: the Poisson mean under which seeing this few has 5 %."""
+    shoes = row["alerting_shoes"]
+    upper = float(chi2.ppf(0.95, 2 * shoes + 2)) / 2
+    return {
+        "budget_per_10000": 1e4 * alpha,
+        "alerting_per_10000": 1e4 * shoes / count,
+        "raised_per_10000": 1e4 * row["alerts_raised"] / count,
+        "alerting_upper95_per_10000": 1e4 * upper / count,
+    }
 
 
 def tally(row: dict[str, Any], p_values: dict[str, float], threshold: float, raised: bool) -> None:

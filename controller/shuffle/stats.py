@@ -38,6 +38,28 @@ The tests:
   Var Z / 16 with Var Z = (2/3) sum_{x!=y} A_xy^2 + (4/3) sum_x (sum_y A_xy)^2, A the
   antisymmetric pair weights (for distinct cards this gives the Eulerian (n+1)/12).
   One-sided: riffles leave few rising sequences.
+
+  Its tail is NOT the normal's. Z = sum_{x!=y} A_xy sign(U_x - U_y) with U_x iid uniform
+  (only the order of the positions matters). Hoeffding's decomposition
+  sign(u - v) = (2u - 1) - (2v - 1) + h(u, v) splits Z into a linear part
+  2 sum_x R_x (2U_x - 1), R_x = sum_y A_xy, and a degenerate part sum A_xy h(U_x, U_y).
+  R_x is (out-degree - in-degree) / m_a of the card's identity in the input, so it is
+  zero but for the input's first and last card: the linear part, normal, carries a few
+  per cent of the variance. The kernel h has eigenvalues +-i / (pi j), j = 1, 2, ...;
+  the card weights A = E alpha E^T have those of D^1/2 alpha D^1/2 (D the copies),
+  +-i sigma_a. The degenerate part tends to sum_{a, j} (2 sigma_a / (pi j)) L_aj, L_aj
+  iid standard Laplace (each (a, j) gives the Gaussian chaos the eigenvalues
+  +-sigma_a / (pi j) twice), whose characteristic function is, by the product for
+  sinh, prod_a 2 sigma_a t / sinh(2 sigma_a t): a sum of independent logistic variables
+  of scales 2 sigma_a / pi (a logistic of scale b has characteristic function
+  pi b t / sinh(pi b t)). For the statistic (= const +
+  Z/4) the scales are sigma_a / (2 pi); their variances pi^2 b^2 / 3 plus the linear
+  part's add up to the exact variance above. With 52 identities there are 26 scales, a
+  few of which dominate: excess kurtosis about 0.08, and at z = -4.26 (normal tail
+  1e-5) the tail is 2.4e-5. The p-value is that sum's lower tail by the Lugannani-Rice
+  saddlepoint approximation (its cumulant generating function is sum log(x / sin x),
+  x = pi b s); simulated (benchmarks/shuffle_tail.py, 400,000 outputs) it is within 10 %
+  of the tail down to 1e-5, slightly conservative, where the normal is light by 2x.
 * ``return_position``: continuous shuffler (551.15): where the returned cards' identities
   sit among the next cards dealt. Under an ideal shuffler the dealt cards are exchangeable,
   so the correlation between position and "how many copies of this card were returned"
@@ -56,6 +78,7 @@ from typing import Any
 
 import numpy as np
 from scipy import stats as sps
+from scipy.optimize import brentq
 from scipy.special import ndtr, pdtrc
 
 RANK_ORDER = "A23456789TJQK"
@@ -205,7 +228,59 @@ def _adjacency(pair: _Pair) -> TestResult:
     return TestResult("adjacency", float(observed), p, n, {"expected": mean})
 
 
-def _rising_variance(first: np.ndarray, second: np.ndarray, counts: np.ndarray) -> float:
+@dataclass(frozen=True)
+class _RisingNull:
+    """Rising sequences - mean ~ sum_a scales_a * Logistic_a + N(0, linear) under the null."""
+
+    variance: float
+    scales: np.ndarray
+    linear: float
+
+
+def _logistic_cgf(s: float, null: _RisingNull) -> tuple[float, float, float]:
+    """K(s), K'(s), K''(s) of the null law: K = sum log(x / sin x) + linear s^2/2, x = pi b s
+    (a logistic of scale b has the moment generating function x / sin x); series for small x."""
+    x = np.pi * null.scales * s
+    small = x < 1e-2
+    safe = np.where(small, 1.0, x)
+    k0 = np.where(small, x**2 / 6 + x**4 / 180, np.log(safe / np.sin(safe)))
+    k1 = np.where(small, x / 3 + x**3 / 45, 1 / safe - 1 / np.tan(safe))
+    k2 = np.where(small, 1 / 3 + x**2 / 15, 1 / np.sin(safe) ** 2 - 1 / safe**2)
+    b = np.pi * null.scales
+    return (
+        float(k0.sum()) + null.linear * s * s / 2,
+        float((b * k1).sum()) + null.linear * s,
+        float((b * b * k2).sum()) + null.linear,
+    )
+
+
+def _upper_tail(w: float, null: _RisingNull) -> float:
+    """P(W >= w) for w > 0: the Lugannani-Rice saddlepoint approximation."""
+    if not len(null.scales):
+        return float(ndtr(-w / np.sqrt(null.linear)))
+    top = (1 - 1e-12) / float(null.scales.max())  # K' grows without bound towards 1/b_max
+    s = float(brentq(lambda t: _logistic_cgf(t, null)[1] - w, 1e-300, top, xtol=1e-14))
+    k0, _, k2 = _logistic_cgf(s, null)
+    r = np.sqrt(max(2 * (s * w - k0), 0.0))
+    u = s * np.sqrt(k2)
+    return float(
+        min(max(ndtr(-r) + np.exp(-r * r / 2) / np.sqrt(2 * np.pi) * (1 / u - 1 / r), 0), 1)
+    )
+
+
+def _lower_p(deviation: float, null: _RisingNull) -> float:
+    """P(W <= deviation); the law is symmetric (reversing a uniform order is uniform)."""
+    z = deviation / np.sqrt(null.variance)
+    if abs(z) < 0.05:  # the saddlepoint's removable singularity at the mean: normal there
+        return float(ndtr(z))
+    if deviation < 0:
+        return _upper_tail(-deviation, null)
+    return 1 - _upper_tail(deviation, null)
+
+
+def _rising_null(first: np.ndarray, second: np.ndarray, counts: np.ndarray) -> _RisingNull:
+    """The null law of (rising sequences - mean): its variance, its logistic scales (the
+    degenerate, second-order part) and the variance of its small linear part."""
     k = len(counts)
     c = np.zeros((k, k))
     np.add.at(c, (first, second), 1.0)
@@ -214,8 +289,15 @@ def _rising_variance(first: np.ndarray, second: np.ndarray, counts: np.ndarray) 
     alpha = (c - c.T) / np.where(mm > 0, mm, 1.0)
     sum_sq = float((mm * alpha**2).sum())
     rows = (alpha * counts[None, :]).sum(axis=1)
-    var_z = (2 / 3) * sum_sq + (4 / 3) * float((counts * rows**2).sum())
-    return var_z / 16
+    linear = (4 / 3) * float((counts * rows**2).sum()) / 16
+    # A = E alpha E^T (E: card -> identity) has the nonzero eigenvalues of
+    # D^1/2 alpha D^1/2, antisymmetric: +-i sigma, so its singular values are the sigmas
+    # in equal pairs (sorted, largest first: take every other; an SVD is 4x cheaper
+    # than the Hermitian eigenvalues here).
+    root = np.sqrt(counts.astype(float))
+    sigma = np.linalg.svd(root[:, None] * alpha * root[None, :], compute_uv=False)[::2]
+    scales = sigma[sigma > 1e-12] / (2 * np.pi)
+    return _RisingNull((2 / 3) * sum_sq / 16 + linear, scales, linear)
 
 
 def rising_sequences(input_order: Sequence[str], output_order: Sequence[str]) -> TestResult:
@@ -230,14 +312,13 @@ def _rising(pair: _Pair) -> TestResult:
     frac = before[first, second] / (counts[first] * counts[second])
     observed = 1.0 + float(np.where(same, 0.5, frac).sum())
     mean = 1.0 + len(first) / 2
-    var = _rising_variance(first, second, counts)
-    if var <= 0:
+    null = _rising_null(first, second, counts)
+    if null.variance <= 0:
         raise ValueError("rising sequences: the input has no pair of different cards")
-    z = (observed - mean) / np.sqrt(var)
-    p = float(ndtr(z))
-    return TestResult(
-        "rising_sequences", observed, p, len(codes), {"expected": mean, "z": float(z)}
-    )
+    z = (observed - mean) / np.sqrt(null.variance)
+    p = _lower_p(observed - mean, null)
+    detail = {"expected": mean, "z": float(z), "p_normal": float(ndtr(z))}
+    return TestResult("rising_sequences", observed, p, len(codes), detail)
 
 
 def return_position(returned: Sequence[str], dealt_after: Sequence[str]) -> TestResult:
