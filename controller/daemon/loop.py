@@ -364,6 +364,9 @@ class TableLoop:
         if self.shuffles is None:
             return
         self.shuffles.settle(self.journal.file.last_seq, SETTLE)
+        # Its reader closed before the journal is: the daemon's connection, the last,
+        # checkpoints the write-ahead log and removes it.
+        self.shuffles.stop()
         while (item := self.inbox.get(0)) is not None:
             if isinstance(item, Note):
                 self.journal.record(item.entry)

@@ -89,8 +89,9 @@ class ShuffleWatch:
         self._thread.start()
 
     def stop(self) -> None:
+        """Close the monitor's input and wait for it to exit (again: nothing)."""
         proc = self._proc
-        if proc is None:
+        if proc is None or proc.returncode is not None:
             return
         with contextlib.suppress(OSError):
             assert proc.stdin is not None
