@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from firmware_sim import shuffle_models
 from firmware_sim.decks import deck
 
 
@@ -20,23 +21,12 @@ def uniform(order: list[str], rng: random.Random) -> list[str]:
 
 
 def riffle(order: list[str], rng: random.Random, times: int = 1) -> list[str]:
-    """``times`` GSR riffles: cut at Binomial(n, 1/2), then drop the next card from each
-    packet with probability proportional to the packet's size."""
+    """``times`` GSR riffles, the simulator's (firmware_sim/shuffle_models.py): cut at
+    Binomial(n, 1/2), then drop the next card from each packet with probability
+    proportional to the packet's size."""
     out = list(order)
     for _ in range(times):
-        cut = sum(rng.random() < 0.5 for _ in out)
-        left, right = out[:cut], out[cut:]
-        merged: list[str] = []
-        i = j = 0
-        while i < len(left) or j < len(right):
-            rest_left, rest_right = len(left) - i, len(right) - j
-            if rng.random() * (rest_left + rest_right) < rest_left:
-                merged.append(left[i])
-                i += 1
-            else:
-                merged.append(right[j])
-                j += 1
-        out = merged
+        out = shuffle_models.riffle(out, rng)
     return out
 
 
