@@ -12,7 +12,9 @@ Run: .venv/bin/python benchmarks/shuffle_watch_bench.py [--shoes N] [--model M] 
    CPU (utime + stime of /proc/PID/stat) then, the CPU its first pass took as it says
    (``time.process_time`` around the pass: the imports left out), and its VmHWM /
    VmRSS. The CPU per shoe: the passes' difference over the shoes'.
-3. The daemon's own resident memory is benchmarks/daemon_bench.py's (``--parts
+3. In this process, the split of that cost (``split``): reading the rows the monitor
+   needs, and the orders and the tests on them, the least of 3 runs each.
+4. The daemon's own resident memory is benchmarks/daemon_bench.py's (``--parts
    memory``): the monitor's is not in it.
 """
 
@@ -105,6 +107,31 @@ def measure(journal: Path) -> dict[str, Any]:
     }
 
 
+def split(journal: Path, runs: int = 3) -> dict[str, float]:
+    """In this process, the least of ``runs``: the CPU per shoe of reading the rows the
+    monitor needs (``selected``: fetched, found by their text, decoded), and of the
+    orders and tests on them (``ShoeTester``), each over every shoe of the journal."""
+    from controller.journal import open_read_only
+    from controller.shuffle.verdicts import ShoeTester
+    from controller.shuffle_watch import selected
+
+    db = open_read_only(journal)
+    ((last,),) = db.execute("SELECT max(seq) FROM rows").fetchall()
+    rows = list(selected(db, 0, last))
+    shoes = sum(1 for _, entry in rows if entry.get("type") == "shoe_end")
+    reading = testing = float("inf")
+    for _ in range(runs):
+        began = time.process_time()
+        list(selected(db, 0, last))
+        reading = min(reading, time.process_time() - began)
+        tester, began = ShoeTester(), time.process_time()
+        for seq, entry in rows:
+            tester.feed(seq, entry)
+        testing = min(testing, time.process_time() - began)
+    db.close()
+    return {"reading_ms": 1000 * reading / shoes, "testing_ms": 1000 * testing / shoes}
+
+
 def shoes_in(journal: Path) -> int:
     with sqlite3.connect(journal) as db:
         ((n,),) = db.execute(
@@ -124,9 +151,11 @@ def main() -> int:
         short = _first_shoe(journal, Path(tmp) / "first.db")
         whole, first = measure(journal), measure(short)
         shoes = shoes_in(journal) - 1
+        parts = split(journal)
     per_shoe = (whole["pass_cpu_s"] - first["pass_cpu_s"]) / shoes
     found = {"model": args.model, "shoes": shoes + 1, "whole": whole, "first_shoe": first}
     found["cpu_ms_per_shoe"] = per_shoe * 1000
+    found.update(parts)
     if args.json:
         print(json.dumps(found, indent=2))
         return 0
@@ -140,6 +169,10 @@ def main() -> int:
     print(
         f"{args.model}, {shoes + 1} shoes: the monitor's CPU per shoe after the first "
         f"{found['cpu_ms_per_shoe']:.1f} ms (rows read, orders, tests)"
+    )
+    print(
+        f"of which, least of 3 in one process: reading the rows it needs "
+        f"{parts['reading_ms']:.2f} ms a shoe, the orders and tests {parts['testing_ms']:.2f} ms"
     )
     return 0
 
