@@ -133,7 +133,7 @@ DEB_VERSION := $(shell head -n 1 debian/changelog | cut -d ' ' -f 2 | tr -d '()'
 DEB_ARCH := $(shell sed -n 's/^Architecture: //p' debian/control)
 DEB := dist/tablectl_$(DEB_VERSION)_$(DEB_ARCH).deb
 DEB_TREE := build/deb/tablectl-$(DEB_VERSION)
-DEB_TOOLS := chrpath debhelper dh-virtualenv dpkg-dev help2man lintian python3.11 python3.11-venv git
+DEB_TOOLS := chrpath debhelper dh-virtualenv dpkg-dev elfutils help2man lintian python3.11 python3.11-venv git
 DEB_SOURCES := $(wildcard $(shell git ls-files 2>/dev/null))
 
 .PHONY: deb deb-path deb-tools
