@@ -344,6 +344,7 @@ class TableLoop:
             "accepts": self._accepts(),
             "decision": table.decisions(),
             "shuffle_alert": None if self.shuffles is None else self.shuffles.view(),
+            "shuffle_monitor": "off" if self.shuffles is None else self.shuffles.state(),
         }
 
     def _accepts(self) -> list[str]:

@@ -1,16 +1,19 @@
 """The shuffle-quality monitor beside the table (issue 14, docs/shuffle-monitor.md
 "Alerts"): never on the card path, and never in the daemon's memory.
 
-The monitor is a process of its own (controller/shuffle_watch.py), started with the
-daemon: it reads the journal read-only from row 1, tests each shoe at its end and
-answers on a pipe. Here, a thread relays what it says: a ``shuffle_alert`` row, handed
+The monitor is a process of its own (controller/shuffle_watch.py), started once a shoe
+has ended (at start, when the journal holds a shoe's end or an alert already: a table
+that never ends a shoe, a test's few rounds, needs none): it reads the journal
+read-only from row 1, tests each shoe at its end and answers on a pipe. Here, a thread
+relays what it says: a ``shuffle_alert`` row, handed
 to the table's thread through its inbox and written there between two inputs, in a
 commit of its own (a daemon row, which a replay skips: controller/recovery); and the
 alerts waiting, for the API's ``status`` and for ``submit``, which refuses a
 floorperson's ``acknowledge_shuffle_alert`` for a shoe with no alert waiting (error
 ``no_shuffle_alert``) before it reaches the table. A restart neither loses an alert
 (one not written before a crash is found again from the rows) nor writes one twice.
-An alert never stops play; nor does the monitor's failure, which is logged.
+An alert never stops play; nor does the monitor's failure, which is logged and shown
+in the status (``state``).
 
 The table's thread only wakes the monitor (a non-blocking write of one line) when a
 row it must read is durable: a shoe's end, an alert, an acknowledgement.
@@ -21,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -33,6 +37,7 @@ from controller.api import Ticket
 from controller.api.wire import Refused
 from controller.boards.shufflealerts import ACKNOWLEDGE, ALERT, acknowledge_problem
 from controller.config import ShuffleSettings
+from controller.journal import JournalError, open_read_only
 from controller.table.events import AcknowledgeShuffleAlert, Command
 
 log = structlog.get_logger("controller.daemon")
@@ -64,60 +69,74 @@ class ShuffleWatch:
         self._lock = threading.Condition()  # notified at each answer (``settle``)
         self._view: dict[str, Any] | None = None
         self._settled = 0
+        self._settle: int | None = None  # a settle asked for before the process was up
+        self._writing = threading.Lock()  # one line at a time into its pipe
         self._proc: subprocess.Popen[str] | None = None
+        self._ended = threading.Event()  # a shoe has ended: the monitor has work
+        self._stopping = False
         self.caught_up = threading.Event()  # the monitor has read the rows at start
-        self._thread = threading.Thread(target=self._relay, name="shuffle-relay", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="shuffle-relay", daemon=True)
 
     # ------------------------------------------------------------------ the daemon's
 
     def start(self) -> None:
-        if not self.settings.monitor:
-            return
-        argv = [sys.executable, "-m", "controller.shuffle_watch", self.path]
-        argv += ["--confidence", str(self.settings.confidence)]
-        argv += ["--window", str(self.settings.window)]
-        self._proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,  # a traceback is its last word, read as such
-            text=True,
-            env={**os.environ, **_ENV},
-        )
-        assert self._proc.stdin is not None
-        os.set_blocking(self._proc.stdin.fileno(), False)  # the table's thread never waits
-        self._thread.start()
+        """The relay's thread; the monitor's process once a shoe has ended (in the
+        journal already, or from now on): a table that never ends a shoe needs none."""
+        if self.settings.monitor:
+            self._thread.start()
 
     def stop(self) -> None:
         """Close the monitor's input and wait for it to exit (again: nothing)."""
-        proc = self._proc
-        if proc is None or proc.returncode is not None:
-            return
-        with contextlib.suppress(OSError):
-            assert proc.stdin is not None
-            proc.stdin.close()
-        try:
-            proc.wait(timeout=STOP_WAIT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        self._thread.join(timeout=STOP_WAIT)
+        with self._lock:
+            self._stopping = True
+            proc = self._proc
+        self._ended.set()
+        if proc is not None and proc.returncode is None:
+            with contextlib.suppress(OSError):
+                assert proc.stdin is not None
+                proc.stdin.close()
+            try:
+                proc.wait(timeout=STOP_WAIT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self._thread.is_alive():
+            self._thread.join(timeout=STOP_WAIT)
 
     def observe(self, entry: Mapping[str, object]) -> None:
         kind = entry.get("type")
+        if kind == "shoe_end":
+            self._ended.set()
         if kind in _WAKES or (kind == "command" and entry.get("command") == ACKNOWLEDGE):
             self._tell("read\n")
 
     def settle(self, seq: int, timeout: float) -> bool:
         """Wait until the monitor has read the rows up to ``seq`` and said their alerts
-        (or it is gone, or ``timeout`` seconds); whether it has."""
-        if self._proc is None or not self._thread.is_alive():
+        (or it is gone, or ``timeout`` seconds); whether it has. Nothing to wait for
+        while no shoe has ended."""
+        if not self._thread.is_alive() or not self._ended.is_set():
             return False
+        with self._lock:
+            self._settle = seq
         self._tell(f"settle {seq}\n")
         with self._lock:
             return self._lock.wait_for(
                 lambda: self._settled >= seq or not self._thread.is_alive(), timeout
             )
+
+    def state(self) -> str:
+        """For the status: "off" (not configured), "waiting" (no shoe has ended yet),
+        "starting", "watching" (it has read the rows at start) or "stopped" (its
+        process ended: the log says why)."""
+        if not self.settings.monitor:
+            return "off"
+        with self._lock:
+            proc = self._proc
+        if proc is None:
+            return "waiting" if self._thread.is_alive() else "stopped"
+        if proc.poll() is not None or not self._thread.is_alive():
+            return "stopped"
+        return "watching" if self.caught_up.is_set() else "starting"
 
     def submit(self, command: Command, ticket: Ticket) -> bool:
         if isinstance(command, AcknowledgeShuffleAlert):
@@ -143,15 +162,61 @@ class ShuffleWatch:
         if proc is None or proc.stdin is None:
             return
         # A full pipe holds wake-ups enough; a monitor gone is said by the relay.
-        with contextlib.suppress(BlockingIOError, BrokenPipeError, ValueError, OSError):
+        with self._writing, contextlib.suppress(BlockingIOError, ValueError, OSError):
             proc.stdin.write(line)
             proc.stdin.flush()
 
     # ------------------------------------------------------------------ the relay
 
-    def _relay(self) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdout is not None
+    def _run(self) -> None:
+        if not self._has_work():
+            self._ended.wait()
+        with self._lock:
+            if self._stopping:
+                return
+            self._proc = self._spawn()
+            settle = self._settle
+        if settle is not None:  # asked for while it was starting
+            self._tell(f"settle {settle}\n")
+        self._relay(self._proc)
+
+    def _has_work(self) -> bool:
+        """Whether the journal holds a shoe's end or an alert already (a restart: the
+        monitor reads it at once, and the status shows the alerts that wait); a journal
+        it cannot read is the monitor's to say."""
+        try:
+            db = open_read_only(self.path)
+        except JournalError:
+            return True
+        try:
+            found = db.execute(
+                "SELECT 1 FROM rows WHERE instr(body, ?) > 0 OR instr(body, ?) > 0 LIMIT 1",
+                ('"type":"shoe_end"', f'"type":"{ALERT}"'),
+            ).fetchall()
+        except sqlite3.Error:
+            return True
+        finally:
+            db.close()
+        return bool(found)
+
+    def _spawn(self) -> subprocess.Popen[str]:
+        argv = [sys.executable, "-m", "controller.shuffle_watch", self.path]
+        argv += ["--confidence", str(self.settings.confidence)]
+        argv += ["--window", str(self.settings.window)]
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # a traceback is its last word, read as such
+            text=True,
+            env={**os.environ, **_ENV},
+        )
+        assert proc.stdin is not None
+        os.set_blocking(proc.stdin.fileno(), False)  # the table's thread never waits
+        return proc
+
+    def _relay(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
         error = None
         for line in proc.stdout:
             try:

@@ -68,6 +68,8 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         )
         try:
             _until(lambda: (workdir / "events.sock").exists() and _status(workdir).get("ready"))
+            # No shoe has ended yet: the monitor's process is not started until one has.
+            assert _status(workdir)["shuffle_monitor"] == "waiting"
             yield workdir
         finally:
             proc.send_signal(signal.SIGTERM)
@@ -81,6 +83,7 @@ def test_an_alerting_shoe_is_journaled_shown_and_play_goes_on(table: Path) -> No
     assert "adjacency" in alert["latest"]["failed"]
     assert "acknowledge_shuffle_alert" in status["accepts"]
     assert status["state"] != "halted"
+    assert status["shuffle_monitor"] == "watching"
     rows = _rows(table)
     at = next(i for i, e in enumerate(rows) if e["type"] == "shuffle_alert")
     row = rows[at]
