@@ -309,8 +309,10 @@ class TableLoop:
     def _show_status(self) -> None:
         """STATUS= and the API's status, made again only when something they show may
         have changed: every input writes a row, so the journal's last row, the table's
-        state and readiness tell."""
-        mark = (self.journal.file.last_seq, self.table.state, self.ready)
+        state and readiness tell; and what the shuffle monitor says, off this thread
+        (seen at the loop's next pass: within ``IDLE_WAKE`` seconds)."""
+        shuffles = None if self.shuffles is None else self.shuffles.mark()
+        mark = (self.journal.file.last_seq, self.table.state, self.ready, shuffles)
         if mark == self._shown:
             return
         self._shown = mark

@@ -68,6 +68,7 @@ class ShuffleWatch:
         self._post = post
         self._lock = threading.Condition()  # notified at each answer (``settle``)
         self._view: dict[str, Any] | None = None
+        self._said = 0  # views received
         self._settled = 0
         self._settle: int | None = None  # a settle asked for before the process was up
         self._writing = threading.Lock()  # one line at a time into its pipe
@@ -144,6 +145,13 @@ class ShuffleWatch:
             if problem is not None:
                 raise Refused(REFUSED, problem)
         return self._forward(command, ticket)
+
+    def mark(self) -> tuple[str, int]:
+        """What the status shows of the monitor, in brief: its state, and how many times
+        what it said of the alerts has changed."""
+        with self._lock:
+            said = self._said
+        return self.state(), said
 
     def view(self) -> dict[str, Any] | None:
         """The alerts waiting, as ``ShuffleAlerts.view``: None when none waits."""
@@ -239,6 +247,7 @@ class ShuffleWatch:
         with self._lock:
             if "view" in message:
                 self._view = message["view"]
+                self._said += 1
             if "settled" in message:
                 self._settled = int(message["settled"])
             self._lock.notify_all()
