@@ -68,8 +68,6 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         )
         try:
             _until(lambda: (workdir / "events.sock").exists() and _status(workdir).get("ready"))
-            # No shoe has ended yet: the monitor's process is not started until one has.
-            assert _status(workdir)["shuffle_monitor"] == "waiting"
             yield workdir
         finally:
             proc.send_signal(signal.SIGTERM)
@@ -210,3 +208,23 @@ def test_the_monitor_reads_only_rows_that_make_the_orders(
     assert len(chosen) < len(every) / 2
     ended = [o for o in shoe_orders(every) if o.end is not None]
     assert len(ended) >= 2 and ended == [o for o in shoe_orders(chosen) if o.end is not None]
+
+
+def test_the_monitor_s_process_starts_only_once_a_shoe_has_ended(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db"
+    journal = SqliteJournal(path, header={"type": "journal", "game": "baccarat"})
+    journal.record({"type": "prompt", "text": "PLACE YOUR BETS"})
+    journal.close()
+    watch = ShuffleWatch(path, ShuffleSettings(), lambda c, t: True, lambda row: None)
+    watch.start()
+    try:
+        time.sleep(1)  # what it would do without a shoe's end, it would have begun
+        assert watch.state() == "waiting" and not watch.caught_up.is_set()
+        watch.observe({"type": "shoe_end"})  # as the table's thread tells it
+        _until(lambda: watch.state() == "watching", 30)
+    finally:
+        watch.stop()
+    assert watch.state() == "stopped"
+    off = ShuffleWatch(path, ShuffleSettings(monitor=False), lambda c, t: True, print)
+    off.start()
+    assert off.state() == "off" and off.view() is None
